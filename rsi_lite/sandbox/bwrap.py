@@ -1,0 +1,232 @@
+"""The default backend: bubblewrap, no daemon, no image, starts in milliseconds.
+
+The sandbox sees the host's system read-only (/usr, /etc and the Python environment that
+runs the verifier), its own /proc and /dev, and three small private tmpfs mounts: the
+workspace (/app), /tmp and /logs. Every namespace is unshared, so there is no network. Run
+as root, the sandbox drops to an unprivileged user first: the kernel does not apply
+RLIMIT_NPROC to root, and that limit is what stops a fork bomb.
+
+The host reaches into the sandbox's file tree through /proc/<pid>/root, so files travel in
+and out without a shared host folder the agent could fill or plant links in.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import pty
+import shutil
+import signal
+import subprocess
+import sys
+import termios
+import time
+from pathlib import Path
+
+from .base import KEEPER, SHELL_ENV, Sandbox, SandboxError, read_pty
+from .files import copy_in, copy_out
+
+NOBODY = 65534
+
+
+def bwrap_available() -> str | None:
+    """None if bubblewrap can run a sandbox here, else the reason it cannot."""
+    exe = shutil.which("bwrap")
+    if not exe:
+        return "bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
+    unshare = ["--unshare-pid", "--unshare-net"] if os.geteuid() == 0 else ["--unshare-all"]
+    r = subprocess.run([exe, *unshare, "--ro-bind", "/", "/", "true"], capture_output=True, text=True)
+    if r.returncode != 0:
+        return f"bwrap cannot create namespaces here: {r.stderr.strip()[:200]}"
+    return None
+
+
+def _python_roots() -> list[str]:
+    """The host folders the sandbox's `python3` and `pytest` come from (this environment)."""
+    roots = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))}
+    return sorted(r for r in roots if not r.startswith(("/usr", "/etc")) and os.path.isdir(r))
+
+
+class BubblewrapSandbox(Sandbox):
+    backend = "bwrap"
+
+    def _layout(self) -> list[str]:
+        lim = self.limits
+        work = self.environment.workdir
+        if self._owner:
+            # as root: no user namespace (its kuid would stay 0, which RLIMIT_NPROC exempts); the
+            # keeper drops to `nobody` itself, with the two capabilities that takes and no others
+            args = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
+                    "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+        else:
+            args = ["--unshare-all"]
+        args += ["--die-with-parent", "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"]
+        for top in ("bin", "sbin", "lib", "lib64", "lib32"):
+            p = Path("/") / top
+            if p.is_symlink():
+                args += ["--symlink", os.readlink(p), str(p)]
+            elif p.is_dir():
+                args += ["--ro-bind", str(p), str(p)]
+        made = {"/", "/usr", "/etc"}
+        for root in _python_roots():
+            # bwrap makes missing parents 0700; the sandbox user must be able to walk down to Python
+            parents = [str(q) for q in reversed(Path(root).parents) if str(q) not in made]
+            for q in parents:
+                args += ["--dir", q]
+                made.add(q)
+            args += ["--ro-bind", root, root]
+        args += ["--proc", "/proc", "--dev", "/dev",
+                 "--perms", "1777", "--size", str(lim.tmp_size_mb << 20), "--tmpfs", "/tmp",
+                 "--size", str(lim.app_size_mb << 20), "--tmpfs", work,
+                 "--size", str(16 << 20), "--tmpfs", "/logs", "--dir", "/logs/verifier",
+                 "--size", str(8 << 20), "--tmpfs", "/run", "--dir", "/run/rsi",
+                 "--remount-ro", "/", "--chdir", work, "--clearenv"]
+        path = ":".join([os.path.join(r, "bin") for r in _python_roots()] + ["/usr/local/bin", "/usr/bin", "/bin"])
+        env = {**SHELL_ENV, "PATH": path, "HOME": "/tmp", "RSI_WORKDIR": work, **self.environment.env}
+        for k, v in env.items():
+            args += ["--setenv", k, v]
+        return args
+
+    def _check_supported(self) -> None:
+        if self.environment.unsupported:
+            no, line = self.environment.unsupported[0]
+            raise SandboxError(
+                f"environment/Dockerfile line {no} ({line.split()[0]}) changes the image, which the bubblewrap "
+                f"backend cannot replay; run this task with the Docker backend (--backend docker)")
+        work = self.environment.workdir.rstrip("/")
+        for _, dest in self.environment.copies:
+            if not (dest == work or dest.startswith(work + "/") or dest.startswith("/tmp/")):
+                raise SandboxError(
+                    f"environment/Dockerfile copies into {dest}, outside the workspace {work}; the bubblewrap "
+                    f"backend only provides the workspace and /tmp: use the Docker backend (--backend docker)")
+
+    def _launch(self) -> None:
+        self._check_supported()
+        exe = shutil.which("bwrap")
+        if not exe:
+            raise SandboxError("bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)")
+        self._owner = (NOBODY, NOBODY) if os.geteuid() == 0 else None
+        master, slave = pty.openpty()
+        attrs = termios.tcgetattr(slave)
+        attrs[1] &= ~termios.ONLCR  # oflag: keep \n as \n
+        attrs[3] &= ~termios.ECHO  # lflag: do not echo what we type
+        termios.tcsetattr(slave, termios.TCSANOW, attrs)
+        info_r, info_w = os.pipe()
+
+        def child_setup():
+            os.setsid()
+            fcntl.ioctl(0, termios.TIOCSCTTY, 0)  # the pty becomes the controlling terminal: Ctrl-C works
+
+        keeper = ["bash", "--norc", "--noprofile", "-c", KEEPER]
+        if self._owner:
+            keeper = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+                      "--inh-caps=-all", "--bounding-set=-all", *keeper]
+        cmd = [exe, *self._layout(), "--info-fd", str(info_w), *keeper]
+        try:
+            self._proc = subprocess.Popen(cmd, stdin=slave, stdout=slave, stderr=slave, close_fds=True,
+                                          pass_fds=(info_w,), preexec_fn=child_setup)
+        finally:
+            os.close(slave)
+            os.close(info_w)
+        self._fd = master
+        with os.fdopen(info_r) as f:
+            info = f.read()
+        if not info:
+            out = read_pty(master, 1.0) or b""
+            self._proc.kill()
+            raise SandboxError(f"bwrap failed to start: {out.decode(errors='replace')[-500:]}")
+        self._init_pid = json.loads(info)["child-pid"]
+        self._root = Path(f"/proc/{self._init_pid}/root")
+        deadline = time.monotonic() + 5
+        while not (self._root / "run/rsi").is_dir():
+            if self._proc.poll() is not None or time.monotonic() > deadline:
+                out = (read_pty(master, 0.5) or b"").decode(errors="replace")
+                self._proc.kill()
+                raise SandboxError(f"bwrap sandbox did not come up: {out[-500:]}")
+            time.sleep(0.01)
+        # the command folder belongs to the host side: the agent may read it, not rewrite it
+        os.chmod(self._root / "run/rsi", 0o755)
+        if self._owner:  # the writable mounts belong to the sandbox user
+            for d in (self.environment.workdir, "/logs", "/logs/verifier"):
+                os.chown(self._host(d), *self._owner)
+
+    def _host(self, path: str) -> Path:
+        if not path.startswith("/"):
+            path = f"{self.environment.workdir.rstrip('/')}/{path}"
+        return self._root / path.lstrip("/")
+
+    def _write(self, data: bytes) -> None:
+        os.write(self._fd, data)
+
+    def _read(self, timeout: float) -> bytes | None:
+        return read_pty(self._fd, timeout)
+
+    def _put_file(self, dest: str, data: bytes, mode: int = 0o644) -> None:
+        host = self._host(dest)
+        tmp = host.with_name(host.name + ".tmp")
+        tmp.write_bytes(data)
+        os.chmod(tmp, mode)
+        os.replace(tmp, host)
+
+    def upload(self, src: Path, dest: str) -> None:
+        copy_in(Path(src), self._host(dest), owner=self._owner)
+
+    def download(self, src: str, dest: Path) -> None:
+        copy_out(self._host(src), Path(dest), max_bytes=self.limits.app_size_mb << 20)
+
+    def read_file(self, path: str) -> bytes | None:
+        host = self._host(path)
+        try:
+            fd = os.open(host, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            return None
+        with os.fdopen(fd, "rb") as f:
+            if not os.path.isfile(f"/proc/self/fd/{f.fileno()}"):
+                return None
+            return f.read(self.limits.file_size_mb << 20)
+
+    def _sandbox_pids(self) -> list[int]:
+        ns = os.readlink(f"/proc/{self._init_pid}/ns/pid")
+        pids = []
+        for entry in os.listdir("/proc"):
+            if entry.isdigit() and int(entry) != self._init_pid:
+                try:
+                    if os.readlink(f"/proc/{entry}/ns/pid") == ns:
+                        pids.append(int(entry))
+                except OSError:
+                    continue
+        return pids
+
+    def _kill_all_but_keeper(self) -> None:
+        keeper = None
+        for pid in self._sandbox_pids():
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == self._init_pid:
+                        keeper = pid
+            except OSError:
+                continue
+        # freeze first, then kill: a fork bomb cannot outrun a stopped parent
+        for _ in range(50):
+            victims = [p for p in self._sandbox_pids() if p != keeper]
+            if not victims:
+                return
+            for sig in (signal.SIGSTOP, signal.SIGKILL):
+                for pid in victims:
+                    try:
+                        os.kill(pid, sig)
+                    except ProcessLookupError:
+                        pass
+            time.sleep(0.02)
+
+    def _teardown(self) -> None:
+        try:
+            self._proc.kill()
+            self._proc.wait(timeout=10)
+        except Exception:
+            pass
+        try:
+            os.close(self._fd)
+        except OSError:
+            pass

@@ -1,0 +1,5 @@
+"""Tasks: load Harbor-layout task directories, generate the mini suites, import and audit."""
+
+from .task import EnvironmentSpec, Task, TaskError, find_tasks, load_task
+
+__all__ = ["EnvironmentSpec", "Task", "TaskError", "find_tasks", "load_task"]

@@ -1,0 +1,177 @@
+"""A task on disk in Harbor layout, and the parts of its Dockerfile that a sandbox can honour.
+
+`load_task(path)` checks the layout and names the file and field that is wrong, so a
+broken task fails at load time rather than halfway through a rollout.
+"""
+
+from __future__ import annotations
+
+import shlex
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+class TaskError(ValueError):
+    """A task directory that does not follow the Harbor layout; the message names the file and field."""
+
+
+@dataclass
+class EnvironmentSpec:
+    """What `environment/Dockerfile` asks for, in terms every backend understands."""
+
+    base_image: str | None = None
+    workdir: str = "/app"
+    env: dict[str, str] = field(default_factory=dict)
+    copies: list[tuple[Path, str]] = field(default_factory=list)
+    """(host source inside environment/, destination path in the sandbox)"""
+    unsupported: list[tuple[int, str]] = field(default_factory=list)
+    """(line number, instruction) the non-Docker backends cannot replay, e.g. RUN."""
+
+
+@dataclass
+class Task:
+    path: Path
+    name: str
+    instruction: str
+    config: dict
+    environment: EnvironmentSpec
+
+    @property
+    def metadata(self) -> dict:
+        return self.config.get("metadata", {})
+
+    @property
+    def family(self) -> str:
+        return str(self.metadata.get("family") or self.metadata.get("category") or "unknown")
+
+    @property
+    def difficulty(self) -> str:
+        return str(self.metadata.get("difficulty", "unknown"))
+
+    @property
+    def suite(self) -> str:
+        return str(self.metadata.get("suite", ""))
+
+    @property
+    def tests_dir(self) -> Path:
+        return self.path / "tests"
+
+    @property
+    def solution_dir(self) -> Path:
+        return self.path / "solution"
+
+    @property
+    def environment_dir(self) -> Path:
+        return self.path / "environment"
+
+    @property
+    def agent_timeout_sec(self) -> float:
+        return float(self.config.get("agent", {}).get("timeout_sec", 600))
+
+    @property
+    def verifier_timeout_sec(self) -> float:
+        return float(self.config.get("verifier", {}).get("timeout_sec", 600))
+
+    @property
+    def allow_internet(self) -> bool:
+        return bool(self.config.get("environment", {}).get("allow_internet", False))
+
+
+def _logical_lines(text: str):
+    """Dockerfile lines with backslash continuations joined and comments dropped: (first line no, text)."""
+    buf, start = "", 0
+    for no, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not buf and (not line or line.startswith("#")):
+            continue
+        if not buf:
+            start = no
+        if line.endswith("\\"):
+            buf += line[:-1] + " "
+            continue
+        yield start, buf + line
+        buf = ""
+    if buf:
+        yield start, buf
+
+
+def parse_dockerfile(path: Path) -> EnvironmentSpec:
+    spec = EnvironmentSpec()
+    context = path.parent
+    workdir = "/"
+    for no, line in _logical_lines(path.read_text()):
+        op, _, rest = line.partition(" ")
+        op = op.upper()
+        rest = rest.strip()
+        if op == "FROM":
+            spec.base_image = rest.split()[0]
+        elif op == "WORKDIR":
+            workdir = rest if rest.startswith("/") else f"{workdir.rstrip('/')}/{rest}"
+        elif op == "ENV":
+            if "=" in rest.split()[0]:
+                for item in shlex.split(rest):
+                    k, _, v = item.partition("=")
+                    spec.env[k] = v
+            else:
+                k, _, v = rest.partition(" ")
+                spec.env[k] = v.strip()
+        elif op in ("COPY", "ADD"):
+            args = [a for a in shlex.split(rest) if not a.startswith("--")]
+            if len(args) < 2 or (op == "ADD" and any("://" in a or a.endswith((".tar", ".tar.gz", ".tgz")) for a in args[:-1])):
+                spec.unsupported.append((no, line))
+                continue
+            dest = args[-1]
+            if not dest.startswith("/"):
+                dest = f"{workdir.rstrip('/')}/{dest}"
+            for src in args[:-1]:
+                host = (context / src).resolve()
+                if not host.is_relative_to(context.resolve()):
+                    raise TaskError(f"{path}:{no}: COPY source {src!r} is outside the build context")
+                if not host.exists():
+                    raise TaskError(f"{path}:{no}: COPY source {src!r} does not exist")
+                target = dest
+                if host.is_file() and (dest.endswith("/") or len(args) > 2):
+                    target = dest.rstrip("/") + "/" + host.name
+                spec.copies.append((host, target))
+        elif op in ("LABEL", "MAINTAINER", "ARG", "EXPOSE", "CMD", "ENTRYPOINT", "SHELL", "STOPSIGNAL", "HEALTHCHECK", "VOLUME"):
+            continue  # metadata only: nothing a sandbox must replay
+        else:  # RUN, USER, ONBUILD: they change the image
+            spec.unsupported.append((no, line))
+    spec.workdir = workdir if workdir != "/" else "/app"
+    return spec
+
+
+def load_task(path: str | Path) -> Task:
+    path = Path(path)
+    if not path.is_dir():
+        raise TaskError(f"{path}: not a task directory")
+    inst = path / "instruction.md"
+    if not inst.is_file():
+        raise TaskError(f"{inst}: missing (Harbor tasks keep the public instruction here)")
+    toml_path = path / "task.toml"
+    try:
+        config = tomllib.loads(toml_path.read_text()) if toml_path.is_file() else {}
+    except tomllib.TOMLDecodeError as e:
+        raise TaskError(f"{toml_path}: invalid TOML: {e}") from e
+    for section in ("metadata", "verifier", "agent", "environment"):
+        if section in config and not isinstance(config[section], dict):
+            raise TaskError(f"{toml_path}: [{section}] must be a table")
+    for section in ("verifier", "agent"):
+        t = config.get(section, {}).get("timeout_sec")
+        if t is not None and (not isinstance(t, (int, float)) or t <= 0):
+            raise TaskError(f"{toml_path}: {section}.timeout_sec must be a positive number, got {t!r}")
+    test_sh = path / "tests" / "test.sh"
+    if not test_sh.is_file():
+        raise TaskError(f"{test_sh}: missing (the verifier entry point)")
+    dockerfile = path / "environment" / "Dockerfile"
+    env = parse_dockerfile(dockerfile) if dockerfile.is_file() else EnvironmentSpec()
+    return Task(path=path, name=path.name, instruction=inst.read_text(), config=config, environment=env)
+
+
+def find_tasks(root: str | Path) -> list[Task]:
+    """Every task directory at or below `root` (a task dir itself, a suite dir, or tasks_mini/)."""
+    root = Path(root)
+    if (root / "instruction.md").is_file():
+        return [load_task(root)]
+    return [load_task(p.parent) for p in sorted(root.rglob("instruction.md")) if not p.parent.name.startswith(".")]

@@ -1,0 +1,39 @@
+"""Protected checks for task core-001-file_ops-easy (file_ops, easy): one test per semantic check.
+
+The agent never sees this file: it is copied to /tests only after the agent phase.
+"""
+import json
+import os
+import pathlib
+import subprocess
+
+APP = pathlib.Path(os.environ.get("APP_DIR", "/app"))
+
+
+def read(rel):
+    return (APP / rel).read_text()
+
+
+def lines(rel):
+    return (APP / rel).read_text().splitlines()
+
+
+def run(args, **kw):
+    kw.setdefault("timeout", 20)
+    return subprocess.run(args, cwd=APP, capture_output=True, text=True, **kw)
+
+
+def test_target_exists():
+    assert (APP / 'garnet_spark.txt').is_file()
+
+
+def test_target_content():
+    assert read('garnet_spark.txt') == 'river timber delta ocean\n'
+
+
+def test_source_kept():
+    assert read('tundra_echo.txt') == 'river timber delta ocean\n'
+
+
+def test_other_file_untouched():
+    assert read('horizon_nickel.md') == '# lantern candle\nkeep this file as it is\n'

@@ -1,0 +1,50 @@
+"""Protected checks for task core-016-config_edit-easy (config_edit, easy): one test per semantic check.
+
+The agent never sees this file: it is copied to /tests only after the agent phase.
+"""
+import json
+import os
+import pathlib
+import subprocess
+
+APP = pathlib.Path(os.environ.get("APP_DIR", "/app"))
+
+
+def read(rel):
+    return (APP / rel).read_text()
+
+
+def lines(rel):
+    return (APP / rel).read_text().splitlines()
+
+
+def run(args, **kw):
+    kw.setdefault("timeout", 20)
+    return subprocess.run(args, cwd=APP, capture_output=True, text=True, **kw)
+
+
+def test_host_set():
+    def conf(rel):
+        out = {}
+        for line in lines(rel):
+            if line.strip() and not line.lstrip().startswith('#'):
+                k, v = line.split('=', 1)
+                out.setdefault(k.strip(), []).append(v.strip())
+        return out
+    assert conf('app.conf').get('host') == ['bloom']
+
+
+def test_others_unchanged():
+    def conf(rel):
+        out = {}
+        for line in lines(rel):
+            if line.strip() and not line.lstrip().startswith('#'):
+                k, v = line.split('=', 1)
+                out.setdefault(k.strip(), []).append(v.strip())
+        return out
+    c = conf('app.conf')
+    assert {k: c.get(k) for k in ['backup', 'cache_size', 'port', 'timeout', 'user']} == {'port': ['6263'], 'cache_size': ['381'], 'backup': ['birch'], 'timeout': ['122'], 'user': ['stone']}
+
+
+def test_no_junk_lines():
+    assert all(l.startswith('#') or ' = ' in l for l in lines('app.conf') if l.strip())

@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# Reference solution (given to the oracle only).
+set -euo pipefail
+cd "${APP_DIR:-/app}"
+sed -i 's/^log_level = .*/log_level = falcon/' app.conf

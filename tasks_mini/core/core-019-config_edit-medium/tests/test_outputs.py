@@ -1,0 +1,72 @@
+"""Protected checks for task core-019-config_edit-medium (config_edit, medium): one test per semantic check.
+
+The agent never sees this file: it is copied to /tests only after the agent phase.
+"""
+import json
+import os
+import pathlib
+import subprocess
+
+APP = pathlib.Path(os.environ.get("APP_DIR", "/app"))
+
+
+def read(rel):
+    return (APP / rel).read_text()
+
+
+def lines(rel):
+    return (APP / rel).read_text().splitlines()
+
+
+def run(args, **kw):
+    kw.setdefault("timeout", 20)
+    return subprocess.run(args, cwd=APP, capture_output=True, text=True, **kw)
+
+
+def test_backup_set():
+    def conf(rel):
+        out = {}
+        for line in lines(rel):
+            if line.strip() and not line.lstrip().startswith('#'):
+                k, v = line.split('=', 1)
+                out.setdefault(k.strip(), []).append(v.strip())
+        return out
+    assert conf('service.cfg').get('backup') == ['anchor']
+
+
+def test_region_set():
+    def conf(rel):
+        out = {}
+        for line in lines(rel):
+            if line.strip() and not line.lstrip().startswith('#'):
+                k, v = line.split('=', 1)
+                out.setdefault(k.strip(), []).append(v.strip())
+        return out
+    assert conf('service.cfg').get('region') == ['spruce']
+
+
+def test_log_level_set():
+    def conf(rel):
+        out = {}
+        for line in lines(rel):
+            if line.strip() and not line.lstrip().startswith('#'):
+                k, v = line.split('=', 1)
+                out.setdefault(k.strip(), []).append(v.strip())
+        return out
+    assert conf('service.cfg').get('log_level') == ['walnut']
+
+
+def test_others_unchanged():
+    def conf(rel):
+        out = {}
+        for line in lines(rel):
+            if line.strip() and not line.lstrip().startswith('#'):
+                k, v = line.split('=', 1)
+                out.setdefault(k.strip(), []).append(v.strip())
+        return out
+    c = conf('service.cfg')
+    assert {k: c.get(k) for k in ['host', 'max_conn', 'retries', 'user']} == {'max_conn': ['269'], 'user': ['fern'], 'retries': ['484'], 'host': ['orbit']}
+
+
+def test_no_junk_lines():
+    assert all(l.startswith('#') or ' = ' in l for l in lines('service.cfg') if l.strip())

@@ -1,0 +1,41 @@
+"""Protected checks for task core-022-scripting-easy (scripting, easy): one test per semantic check.
+
+The agent never sees this file: it is copied to /tests only after the agent phase.
+"""
+import json
+import os
+import pathlib
+import subprocess
+
+APP = pathlib.Path(os.environ.get("APP_DIR", "/app"))
+
+
+def read(rel):
+    return (APP / rel).read_text()
+
+
+def lines(rel):
+    return (APP / rel).read_text().splitlines()
+
+
+def run(args, **kw):
+    kw.setdefault("timeout", 20)
+    return subprocess.run(args, cwd=APP, capture_output=True, text=True, **kw)
+
+
+def test_script_exists():
+    assert (APP / 'zephyr.sh').is_file()
+
+
+def test_script_executable():
+    import os
+    assert os.access(APP / 'zephyr.sh', os.X_OK)
+
+
+def test_prints_message():
+    r = run(['bash', 'zephyr.sh'])
+    assert r.stdout.strip() == 'orbit quill spruce'
+
+
+def test_exits_zero():
+    assert run(['bash', 'zephyr.sh']).returncode == 0

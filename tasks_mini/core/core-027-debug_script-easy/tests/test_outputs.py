@@ -1,0 +1,41 @@
+"""Protected checks for task core-027-debug_script-easy (debug_script, easy): one test per semantic check.
+
+The agent never sees this file: it is copied to /tests only after the agent phase.
+"""
+import json
+import os
+import pathlib
+import subprocess
+
+APP = pathlib.Path(os.environ.get("APP_DIR", "/app"))
+
+
+def read(rel):
+    return (APP / rel).read_text()
+
+
+def lines(rel):
+    return (APP / rel).read_text().splitlines()
+
+
+def run(args, **kw):
+    kw.setdefault("timeout", 20)
+    return subprocess.run(args, cwd=APP, capture_output=True, text=True, **kw)
+
+
+def test_script_runs_cleanly():
+    (APP / 'tide.txt').unlink(missing_ok=True)
+    r = run(['bash', 'desert.sh'])
+    assert r.returncode == 0, r.stderr
+
+
+def test_output_written():
+    (APP / 'tide.txt').unlink(missing_ok=True)
+    r = run(['bash', 'desert.sh'])
+    assert (APP / 'tide.txt').is_file()
+
+
+def test_output_correct():
+    (APP / 'tide.txt').unlink(missing_ok=True)
+    r = run(['bash', 'desert.sh'])
+    assert read('tide.txt') == 'horizon solar granite\n'

@@ -1,0 +1,4 @@
+#!/bin/bash
+cd "$(dirname "$0")"
+# writes the greeting file
+ech 'basil oak summit' > ocean.txt

@@ -1,0 +1,39 @@
+"""Protected checks for task core-036-archives-easy (archives, easy): one test per semantic check.
+
+The agent never sees this file: it is copied to /tests only after the agent phase.
+"""
+import json
+import os
+import pathlib
+import subprocess
+
+APP = pathlib.Path(os.environ.get("APP_DIR", "/app"))
+
+
+def read(rel):
+    return (APP / rel).read_text()
+
+
+def lines(rel):
+    return (APP / rel).read_text().splitlines()
+
+
+def run(args, **kw):
+    kw.setdefault("timeout", 20)
+    return subprocess.run(args, cwd=APP, capture_output=True, text=True, **kw)
+
+
+def test_dest_exists():
+    assert (APP / 'out').is_dir()
+
+
+def test_file1_extracted():
+    assert read('out/jasmine/marble.txt') == 'birch meteor velvet badge\n'
+
+
+def test_file2_extracted():
+    assert read('out/jasmine/tulip.txt') == 'lantern kettle willow storm\n'
+
+
+def test_archive_kept():
+    assert (APP / 'jasmine.tar.gz').is_file()

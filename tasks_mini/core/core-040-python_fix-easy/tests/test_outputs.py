@@ -1,0 +1,55 @@
+"""Protected checks for task core-040-python_fix-easy (python_fix, easy): one test per semantic check.
+
+The agent never sees this file: it is copied to /tests only after the agent phase.
+"""
+import json
+import os
+import pathlib
+import subprocess
+
+APP = pathlib.Path(os.environ.get("APP_DIR", "/app"))
+
+
+def read(rel):
+    return (APP / rel).read_text()
+
+
+def lines(rel):
+    return (APP / rel).read_text().splitlines()
+
+
+def run(args, **kw):
+    kw.setdefault("timeout", 20)
+    return subprocess.run(args, cwd=APP, capture_output=True, text=True, **kw)
+
+
+def test_module_imports():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location('m', APP / 'mathx.py')
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    assert callable(m.solve_item)
+
+
+def test_case_1():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location('m', APP / 'mathx.py')
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    assert m.solve_item(*(4,)) == True
+
+
+def test_case_2():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location('m', APP / 'mathx.py')
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    assert m.solve_item(*(7,)) == False
+
+
+def test_case_3():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location('m', APP / 'mathx.py')
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    assert m.solve_item(*(0,)) == True

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Reference solution (given to the oracle only).
+set -euo pipefail
+cd "${APP_DIR:-/app}"
+cat > core.py <<'EOF'
+"""Helpers for the billing job."""
+
+
+def process_data(s):
+    return s == s[::-1]
+EOF

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Reference solution (given to the oracle only).
+set -euo pipefail
+cd "${APP_DIR:-/app}"
+tar -xzf inputs.tar.gz
+( cat > step1/cherry.sh <<'EOF'
+#!/bin/bash
+cd "$(dirname "$0")"
+# writes 'part I: <line I of mint_tundra.txt>' for I = 1..7
+rm -f north.txt
+for i in $(seq 1 7); do
+  echo "part $i: $(sed -n "${i}p" mint_tundra.txt)" >> north.txt
+done
+EOF
+bash step1/cherry.sh
+)
+( cat > step2/tools.py <<'EOF'
+"""Helpers for the report job."""
+
+
+def compute_data(words):
+    # counts words case-insensitively, returns a dict
+    counts = {}
+    for w in words:
+        w = w.lower()
+        counts[w] = counts.get(w, 0) + 1
+    return counts
+EOF
+)
+( cat > step3/salt.sh <<'EOF'
+#!/bin/bash
+awk 'length > max {max = length; line = $0} END {print line}' "$1"
+EOF
+chmod +x step3/salt.sh
+)

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Reference solution (given to the oracle only).
+set -euo pipefail
+cd "${APP_DIR:-/app}"
+tar -xzf inputs.tar.gz
+( awk '{print $5}' step1/server.log | sort | uniq -c | sort -k1,1nr -k2,2 | head -n 3 | awk '{print $1, $2}' > step1/juniper.txt
+awk '$2 == "ERROR" {print substr($1, 12, 2)}' step1/server.log | sort | uniq -c | awk '{print $2, $1}' > step1/errors_by_hour.txt
+)
+( cd step2/inbox
+for f in *.*; do e="${f##*.}"; mkdir -p "$e"; mv "$f" "$e/"; done
+)
+( cat > step3/core.py <<'EOF'
+"""Helpers for the billing job."""
+
+
+def helper_data(words):
+    # counts words case-insensitively, returns a dict
+    counts = {}
+    for w in words:
+        w = w.lower()
+        counts[w] = counts.get(w, 0) + 1
+    return counts
+EOF
+)

@@ -1,0 +1,43 @@
+"""Protected checks for task hard-001-file_ops-medium (file_ops, medium): one test per semantic check.
+
+The agent never sees this file: it is copied to /tests only after the agent phase.
+"""
+import json
+import os
+import pathlib
+import subprocess
+
+APP = pathlib.Path(os.environ.get("APP_DIR", "/app"))
+
+
+def read(rel):
+    return (APP / rel).read_text()
+
+
+def lines(rel):
+    return (APP / rel).read_text().splitlines()
+
+
+def run(args, **kw):
+    kw.setdefault("timeout", 20)
+    return subprocess.run(args, cwd=APP, capture_output=True, text=True, **kw)
+
+
+def test_dir_exists():
+    assert (APP / 'walnut').is_dir()
+
+
+def test_file1_content():
+    assert read('walnut/canyon.txt').strip() == 'bloom pebble cotton'
+
+
+def test_file2_content():
+    assert read('walnut/desert.txt').strip() == 'willow nebula tundra'
+
+
+def test_only_two_files():
+    assert sorted(x.name for x in (APP / 'walnut').iterdir()) == ['canyon.txt', 'desert.txt']
+
+
+def test_other_file_untouched():
+    assert read('jasmine_carbon.md') == '# spark iris\nkeep this file as it is\n'

@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# Reference solution (given to the oracle only).
+set -euo pipefail
+cd "${APP_DIR:-/app}"
+tr ' ' '\n' < spruce_oak.txt | grep -v '^$' | sort | uniq -c | sort -k1,1nr -k2,2 | head -n 3 | awk '{print $2, $1}' > indigo_dawn.txt

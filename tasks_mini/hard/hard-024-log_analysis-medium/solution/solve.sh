@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# Reference solution (given to the oracle only).
+set -euo pipefail
+cd "${APP_DIR:-/app}"
+{ awk '$6 == 404' access.log | wc -l; awk '$6 == 404 {print $5}' access.log | sort -u; } > cloud.txt

@@ -1,0 +1,63 @@
+"""Protected checks for task hard-033-python_fix-medium (python_fix, medium): one test per semantic check.
+
+The agent never sees this file: it is copied to /tests only after the agent phase.
+"""
+import json
+import os
+import pathlib
+import subprocess
+
+APP = pathlib.Path(os.environ.get("APP_DIR", "/app"))
+
+
+def read(rel):
+    return (APP / rel).read_text()
+
+
+def lines(rel):
+    return (APP / rel).read_text().splitlines()
+
+
+def run(args, **kw):
+    kw.setdefault("timeout", 20)
+    return subprocess.run(args, cwd=APP, capture_output=True, text=True, **kw)
+
+
+def test_module_imports():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location('m', APP / 'mathx.py')
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    assert callable(m.helper_result)
+
+
+def test_case_1():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location('m', APP / 'mathx.py')
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    assert m.helper_result(*(1,)) == 1
+
+
+def test_case_2():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location('m', APP / 'mathx.py')
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    assert m.helper_result(*(4,)) == 10
+
+
+def test_case_3():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location('m', APP / 'mathx.py')
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    assert m.helper_result(*(10,)) == 55
+
+
+def test_case_4():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location('m', APP / 'mathx.py')
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    assert m.helper_result(*(0,)) == 0

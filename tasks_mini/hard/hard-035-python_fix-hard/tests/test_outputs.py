@@ -1,0 +1,63 @@
+"""Protected checks for task hard-035-python_fix-hard (python_fix, hard): one test per semantic check.
+
+The agent never sees this file: it is copied to /tests only after the agent phase.
+"""
+import json
+import os
+import pathlib
+import subprocess
+
+APP = pathlib.Path(os.environ.get("APP_DIR", "/app"))
+
+
+def read(rel):
+    return (APP / rel).read_text()
+
+
+def lines(rel):
+    return (APP / rel).read_text().splitlines()
+
+
+def run(args, **kw):
+    kw.setdefault("timeout", 20)
+    return subprocess.run(args, cwd=APP, capture_output=True, text=True, **kw)
+
+
+def test_module_imports():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location('m', APP / 'utils.py')
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    assert callable(m.work_result)
+
+
+def test_case_1():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location('m', APP / 'utils.py')
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    assert m.work_result(*(['a', 'b', 'a'],)) == {'a': 2, 'b': 1}
+
+
+def test_case_2():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location('m', APP / 'utils.py')
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    assert m.work_result(*(['X', 'x'],)) == {'x': 2}
+
+
+def test_case_3():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location('m', APP / 'utils.py')
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    assert m.work_result(*([],)) == {}
+
+
+def test_case_4():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location('m', APP / 'utils.py')
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    assert m.work_result(*(['Hi'],)) == {'hi': 1}

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Reference solution (given to the oracle only).
+set -euo pipefail
+cd "${APP_DIR:-/app}"
+( python3 -c "import csv,json; rows=list(csv.DictReader(open('step1/cotton_kettle.csv')));
+[r.update(points=int(r['points'])) for r in rows]; json.dump(rows, open('step1/cotton_kettle.json','w'))"
+)
+( cat > step2/comet.sh <<'EOF'
+#!/bin/bash
+echo "Hi, $1!"
+EOF
+chmod +x step2/comet.sh
+)

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Reference solution (given to the oracle only).
+set -euo pipefail
+cd "${APP_DIR:-/app}"
+tar -xzf inputs.tar.gz
+( tar -czf step1/copper_backup.tar.gz -C step1 copper
+)
+( tail -n +2 step2/linen_cloud.csv | wc -l > step2/marble.txt
+)

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Reference solution (given to the oracle only).
+set -euo pipefail
+cd "${APP_DIR:-/app}"
+tar -xzf inputs.tar.gz
+( cat > step1/tools.py <<'EOF'
+"""Helpers for the import job."""
+
+
+def work_item(n):
+    return n % 2 == 0
+EOF
+)
+( printf '#!/bin/bash\necho "spruce sunset harbor"\n' > step2/meteor.sh
+chmod +x step2/meteor.sh
+)

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Reference solution (given to the oracle only).
+set -euo pipefail
+cd "${APP_DIR:-/app}"
+( cat > step1/arrow.sh <<'EOF'
+#!/bin/bash
+echo "Hi, $1!"
+EOF
+chmod +x step1/arrow.sh
+)
+( echo 'crystal sky linen' > step2/birch_apple.txt
+)

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Reference solution (given to the oracle only).
+set -euo pipefail
+cd "${APP_DIR:-/app}"
+tar -xzf inputs.tar.gz
+( grep -c ' ERROR ' step1/web.log > step1/pine.txt || true
+)
+( cat > step2/mathx.py <<'EOF'
+"""Helpers for the report job."""
+
+
+def compute_data(xs):
+    return min(xs)
+EOF
+)

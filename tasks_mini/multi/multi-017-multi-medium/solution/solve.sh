@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Reference solution (given to the oracle only).
+set -euo pipefail
+cd "${APP_DIR:-/app}"
+tar -xzf inputs.tar.gz
+( grep -c ' ERROR ' step1/access.log > step1/planet.txt || true
+)
+( cat > step2/core.py <<'EOF'
+"""Helpers for the import job."""
+
+
+def solve_result(n):
+    return n % 2 == 0
+EOF
+)

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Reference solution (given to the oracle only).
+set -euo pipefail
+cd "${APP_DIR:-/app}"
+tar -xzf inputs.tar.gz
+( tar -czf step1/sage_backup.tar.gz -C step1 sage
+)
+( cat > step2/utils.py <<'EOF'
+"""Helpers for the import job."""
+
+
+def solve_data(s):
+    return s == s[::-1]
+EOF
+)

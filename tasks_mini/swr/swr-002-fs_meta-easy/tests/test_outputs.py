@@ -1,0 +1,36 @@
+"""Protected checks for task swr-002-fs_meta-easy (fs_meta, easy): one test per semantic check.
+
+The agent never sees this file: it is copied to /tests only after the agent phase.
+"""
+import json
+import os
+import pathlib
+import subprocess
+
+APP = pathlib.Path(os.environ.get("APP_DIR", "/app"))
+
+
+def read(rel):
+    return (APP / rel).read_text()
+
+
+def lines(rel):
+    return (APP / rel).read_text().splitlines()
+
+
+def run(args, **kw):
+    kw.setdefault("timeout", 20)
+    return subprocess.run(args, cwd=APP, capture_output=True, text=True, **kw)
+
+
+def test_link_exists():
+    assert (APP / 'latest.txt').is_symlink()
+
+
+def test_link_target():
+    import os
+    assert os.readlink(APP / 'latest.txt') == 'apple_orchid.txt'
+
+
+def test_link_resolves():
+    assert read('latest.txt') == 'onyx cipher badge granite\n'

@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# Reference solution (given to the oracle only).
+set -euo pipefail
+cd "${APP_DIR:-/app}"
+chmod 600 amber.key
+chmod 644 spark.pub

@@ -1,0 +1,41 @@
+"""Protected checks for task swr-014-fs_meta-medium (fs_meta, medium): one test per semantic check.
+
+The agent never sees this file: it is copied to /tests only after the agent phase.
+"""
+import json
+import os
+import pathlib
+import subprocess
+
+APP = pathlib.Path(os.environ.get("APP_DIR", "/app"))
+
+
+def read(rel):
+    return (APP / rel).read_text()
+
+
+def lines(rel):
+    return (APP / rel).read_text().splitlines()
+
+
+def run(args, **kw):
+    kw.setdefault("timeout", 20)
+    return subprocess.run(args, cwd=APP, capture_output=True, text=True, **kw)
+
+
+def test_secret_mode():
+    import stat
+    def mode(rel):
+        return stat.S_IMODE((APP / rel).lstat().st_mode)
+    assert mode('north.key') == 0o600
+
+
+def test_public_mode():
+    import stat
+    def mode(rel):
+        return stat.S_IMODE((APP / rel).lstat().st_mode)
+    assert mode('cable.pub') == 0o644
+
+
+def test_contents_kept():
+    assert read('north.key') == 'radar river cloud delta sapphire\n' and read('cable.pub') == 'desert cobalt crystal velvet delta\n'

@@ -1,0 +1,51 @@
+"""Protected checks for task swr-015-fs_meta-hard (fs_meta, hard): one test per semantic check.
+
+The agent never sees this file: it is copied to /tests only after the agent phase.
+"""
+import json
+import os
+import pathlib
+import subprocess
+
+APP = pathlib.Path(os.environ.get("APP_DIR", "/app"))
+
+
+def read(rel):
+    return (APP / rel).read_text()
+
+
+def lines(rel):
+    return (APP / rel).read_text().splitlines()
+
+
+def run(args, **kw):
+    kw.setdefault("timeout", 20)
+    return subprocess.run(args, cwd=APP, capture_output=True, text=True, **kw)
+
+
+def test_current_is_link():
+    assert (APP / 'current').is_symlink()
+
+
+def test_current_target():
+    import os
+    assert os.readlink(APP / 'current').rstrip('/') == 'releases/v8'
+
+
+def test_current_resolves():
+    assert read('current/copper.txt') == 'copper version 8\n'
+
+
+def test_old_releases_read_only():
+    import stat
+    def mode(rel):
+        return stat.S_IMODE((APP / rel).lstat().st_mode)
+    assert mode('releases/v2/copper.txt') == 0o444
+    assert mode('releases/v3/copper.txt') == 0o444
+
+
+def test_newest_writable():
+    import stat
+    def mode(rel):
+        return stat.S_IMODE((APP / rel).lstat().st_mode)
+    assert mode('releases/v8/copper.txt') & 0o200

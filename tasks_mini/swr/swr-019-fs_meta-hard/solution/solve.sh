@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Reference solution (given to the oracle only).
+set -euo pipefail
+cd "${APP_DIR:-/app}"
+ln -s releases/v8 current
+chmod 444 releases/v2/*
+chmod 444 releases/v3/*

@@ -1,0 +1,39 @@
+"""Protected checks for task val-001-file_ops-easy (file_ops, easy): one test per semantic check.
+
+The agent never sees this file: it is copied to /tests only after the agent phase.
+"""
+import json
+import os
+import pathlib
+import subprocess
+
+APP = pathlib.Path(os.environ.get("APP_DIR", "/app"))
+
+
+def read(rel):
+    return (APP / rel).read_text()
+
+
+def lines(rel):
+    return (APP / rel).read_text().splitlines()
+
+
+def run(args, **kw):
+    kw.setdefault("timeout", 20)
+    return subprocess.run(args, cwd=APP, capture_output=True, text=True, **kw)
+
+
+def test_dir_exists():
+    assert (APP / 'orbit_dir').is_dir()
+
+
+def test_file_exists():
+    assert (APP / 'orbit_dir' / 'basil_salt.log').is_file()
+
+
+def test_file_is_empty():
+    assert (APP / 'orbit_dir' / 'basil_salt.log').stat().st_size == 0
+
+
+def test_other_file_untouched():
+    assert read('onyx_candle.md') == '# stone apple\nkeep this file as it is\n'

@@ -1,0 +1,43 @@
+"""Protected checks for task val-002-file_ops-medium (file_ops, medium): one test per semantic check.
+
+The agent never sees this file: it is copied to /tests only after the agent phase.
+"""
+import json
+import os
+import pathlib
+import subprocess
+
+APP = pathlib.Path(os.environ.get("APP_DIR", "/app"))
+
+
+def read(rel):
+    return (APP / rel).read_text()
+
+
+def lines(rel):
+    return (APP / rel).read_text().splitlines()
+
+
+def run(args, **kw):
+    kw.setdefault("timeout", 20)
+    return subprocess.run(args, cwd=APP, capture_output=True, text=True, **kw)
+
+
+def test_dir_exists():
+    assert (APP / 'harbor').is_dir()
+
+
+def test_file1_content():
+    assert read('harbor/flint.txt').strip() == 'dawn cloud slate'
+
+
+def test_file2_content():
+    assert read('harbor/cherry.txt').strip() == 'crystal bloom polar'
+
+
+def test_only_two_files():
+    assert sorted(x.name for x in (APP / 'harbor').iterdir()) == ['cherry.txt', 'flint.txt']
+
+
+def test_other_file_untouched():
+    assert read('carbon_juniper.md') == '# garnet cable\nkeep this file as it is\n'

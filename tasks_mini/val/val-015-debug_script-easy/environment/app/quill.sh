@@ -1,0 +1,4 @@
+#!/bin/bash
+cd "$(dirname "$0")"
+# writes the greeting file
+eho 'plum pebble pine' > atlas.txt
