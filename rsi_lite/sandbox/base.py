@@ -21,7 +21,7 @@ import secrets
 import select
 import time
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..tasks.task import EnvironmentSpec
@@ -114,11 +114,6 @@ class OutputCap:
         return bytes(self.head + mid + self.tail).decode("utf-8", "replace").replace("\r\n", "\n")
 
 
-@dataclass
-class _Pending:
-    buffer: bytearray = field(default_factory=bytearray)
-
-
 class Sandbox(ABC):
     """One isolated workspace with a persistent shell.
 
@@ -128,12 +123,15 @@ class Sandbox(ABC):
 
     backend: str = "abstract"
 
-    def __init__(self, environment: EnvironmentSpec | None = None, limits: SandboxLimits | None = None):
+    def __init__(self, environment: EnvironmentSpec | None = None, limits: SandboxLimits | None = None,
+                 *, verifier: bool = False):
         self.environment = environment or EnvironmentSpec()
         self.limits = limits or SandboxLimits()
+        self.verifier = verifier
+        """A verifier sandbox has a /tests folder; an agent's never does."""
         self._n = 0
         self._started = False
-        self._pending = _Pending()
+        self._buffer = bytearray()
         self.command_seconds = 0.0
 
     # -- what a backend provides -------------------------------------------------------
@@ -173,6 +171,10 @@ class Sandbox(ABC):
     def _teardown(self) -> None:
         """Destroy the sandbox and everything running in it."""
 
+    def _command_path(self, n: int) -> str:
+        """Where the shell finds command `n` (the local backend has no /run/rsi)."""
+        return f"/run/rsi/cmd{n}.sh"
+
     # -- the shared protocol -----------------------------------------------------------
     def start(self) -> "Sandbox":
         if self._started:
@@ -192,10 +194,9 @@ class Sandbox(ABC):
         timeout = self.limits.command_timeout if timeout is None else timeout
         self._n += 1
         nonce = secrets.token_hex(8)
-        path = f"/run/rsi/cmd{self._n}.sh"
-        self._put_file(path, command.encode() + b"\n", 0o644)
+        self._put_file(f"/run/rsi/cmd{self._n}.sh", command.encode() + b"\n", 0o644)
         t0 = time.monotonic()
-        self._write(f" source {path} < /dev/null; printf '\\036RSI{nonce}:%d\\036\\n' $?\n".encode())
+        self._write(f" source {self._command_path(self._n)} < /dev/null; printf '\\036RSI{nonce}:%d\\036\\n' $?\n".encode())
         cap = OutputCap(self.limits.output_bytes)
         code, restarted, status = self._collect(nonce, cap, t0 + timeout)
         timed_out = status == "timeout"
@@ -208,7 +209,7 @@ class Sandbox(ABC):
     def _collect(self, nonce: str, cap: OutputCap, deadline: float) -> tuple[int | None, bool, str]:
         """Read until the sentinel (status 'done'), a shell restart ('restarted') or the deadline."""
         sentinel = re.compile(rb"\x1eRSI" + nonce.encode() + rb":(\d+)\x1e\n?")
-        buf = self._pending.buffer
+        buf = self._buffer
         while True:
             m = sentinel.search(buf)
             r = RESPAWN.search(buf)

@@ -13,6 +13,7 @@ and out without a shared host folder the agent could fill or plant links in.
 from __future__ import annotations
 
 import fcntl
+import functools
 import json
 import os
 import pty
@@ -30,6 +31,7 @@ from .files import copy_in, copy_out
 NOBODY = 65534
 
 
+@functools.lru_cache(maxsize=1)
 def bwrap_available() -> str | None:
     """None if bubblewrap can run a sandbox here, else the reason it cannot."""
     exe = shutil.which("bwrap")
@@ -44,8 +46,8 @@ def bwrap_available() -> str | None:
 
 def _python_roots() -> list[str]:
     """The host folders the sandbox's `python3` and `pytest` come from (this environment)."""
-    roots = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))}
-    return sorted(r for r in roots if not r.startswith(("/usr", "/etc")) and os.path.isdir(r))
+    roots = [sys.prefix, sys.base_prefix, os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))]
+    return [r for r in dict.fromkeys(roots) if not r.startswith(("/usr", "/etc")) and os.path.isdir(r)]
 
 
 class BubblewrapSandbox(Sandbox):
@@ -82,7 +84,9 @@ class BubblewrapSandbox(Sandbox):
                  "--size", str(16 << 20), "--tmpfs", "/logs", "--dir", "/logs/verifier",
                  "--size", str(8 << 20), "--tmpfs", "/run", "--dir", "/run/rsi",
                  "--remount-ro", "/", "--chdir", work, "--clearenv"]
-        path = ":".join([os.path.join(r, "bin") for r in _python_roots()] + ["/usr/local/bin", "/usr/bin", "/bin"])
+        if self.verifier:
+            args[-5:-5] = ["--size", str(64 << 20), "--tmpfs", "/tests"]
+        path = ":".join([os.path.join(sys.prefix, "bin"), "/usr/local/bin", "/usr/bin", "/bin"])
         env = {**SHELL_ENV, "PATH": path, "HOME": "/tmp", "RSI_WORKDIR": work, **self.environment.env}
         for k, v in env.items():
             args += ["--setenv", k, v]
@@ -221,11 +225,17 @@ class BubblewrapSandbox(Sandbox):
             time.sleep(0.02)
 
     def _teardown(self) -> None:
+        # kill the sandbox's init first, so the outer bwrap reaps it and exits; killing the outer
+        # one first would orphan the init to a PID 1 that may never reap it
         try:
-            self._proc.kill()
-            self._proc.wait(timeout=10)
-        except Exception:
+            os.kill(self._init_pid, signal.SIGKILL)
+        except (ProcessLookupError, AttributeError):
             pass
+        try:
+            self._proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait(timeout=5)
         try:
             os.close(self._fd)
         except OSError:

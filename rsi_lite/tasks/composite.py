@@ -35,7 +35,7 @@ def compose(rng: random.Random, parts: list[tuple[str, str]], *, packed: bool, f
     checks = [Check(f"step{i}_{c.name}", c.body) for i, s in enumerate(steps, 1) for c in s.checks]
     if packed and input_dirs:
         checks.append(Check("inputs_unpacked", f"assert all((APP / d).is_dir() for d in {input_dirs!r})"))
-    sol += [f"( {s.solution.strip()}\n)" for s in steps]
+    sol += [f"mkdir -p step{i}\n( {s.solution.strip()}\n)" for i, s in enumerate(steps, 1)]
     return TaskSpec(
         family=family, difficulty=difficulty, instruction="\n\n".join(["\n".join(intro), *body]),
         files=files, checks=checks, solution="\n".join(sol), executable=executable,

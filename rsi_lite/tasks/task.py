@@ -27,6 +27,9 @@ class EnvironmentSpec:
     """(host source inside environment/, destination path in the sandbox)"""
     unsupported: list[tuple[int, str]] = field(default_factory=list)
     """(line number, instruction) the non-Docker backends cannot replay, e.g. RUN."""
+    context: Path | None = None
+    """The Docker build context (environment/), for the backend that builds images."""
+    allow_internet: bool = False
 
 
 @dataclass
@@ -97,8 +100,8 @@ def _logical_lines(text: str):
 
 
 def parse_dockerfile(path: Path) -> EnvironmentSpec:
-    spec = EnvironmentSpec()
     context = path.parent
+    spec = EnvironmentSpec(context=context)
     workdir = "/"
     for no, line in _logical_lines(path.read_text()):
         op, _, rest = line.partition(" ")
@@ -166,6 +169,7 @@ def load_task(path: str | Path) -> Task:
         raise TaskError(f"{test_sh}: missing (the verifier entry point)")
     dockerfile = path / "environment" / "Dockerfile"
     env = parse_dockerfile(dockerfile) if dockerfile.is_file() else EnvironmentSpec()
+    env.allow_internet = bool(config.get("environment", {}).get("allow_internet", False))
     return Task(path=path, name=path.name, instruction=inst.read_text(), config=config, environment=env)
 
 

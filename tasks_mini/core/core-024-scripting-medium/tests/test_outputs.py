@@ -20,7 +20,8 @@ def lines(rel):
 
 def run(args, **kw):
     kw.setdefault("timeout", 20)
-    return subprocess.run(args, cwd=APP, capture_output=True, text=True, **kw)
+    kw.setdefault("cwd", APP)
+    return subprocess.run(args, capture_output=True, text=True, **kw)
 
 
 def test_script_exists():

@@ -3,6 +3,7 @@
 set -euo pipefail
 cd "${APP_DIR:-/app}"
 tar -xzf inputs.tar.gz
+mkdir -p step1
 ( cat > step1/mathx.py <<'EOF'
 """Helpers for the report job."""
 
@@ -20,9 +21,11 @@ def compute_result(text):
     return total
 EOF
 )
+mkdir -p step2
 ( cd step2/inbox
 for f in *.*; do e="${f##*.}"; mkdir -p "$e"; mv "$f" "$e/"; done
 )
+mkdir -p step3
 ( mkdir -p step3/work && tar -xzf step3/arrow.tar.gz -C step3/work
 echo 'forest plum basil' >> step3/work/arrow/jade.txt
 echo 2 > step3/work/arrow/VERSION

@@ -3,6 +3,7 @@
 set -euo pipefail
 cd "${APP_DIR:-/app}"
 tar -xzf inputs.tar.gz
+mkdir -p step1
 ( cat > step1/lib.py <<'EOF'
 """Helpers for the import job."""
 
@@ -16,6 +17,7 @@ def solve_item(words):
     return counts
 EOF
 )
+mkdir -p step2
 ( cat > step2/slate.sh <<'EOF'
 #!/bin/bash
 cd "$(dirname "$0")"
@@ -27,6 +29,7 @@ done
 EOF
 bash step2/slate.sh
 )
+mkdir -p step3
 ( cd step3/inbox
 for f in *.*; do e="${f##*.}"; mkdir -p "$e"; mv "$f" "$e/"; done
 )

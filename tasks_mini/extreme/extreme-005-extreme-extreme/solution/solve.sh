@@ -3,9 +3,11 @@
 set -euo pipefail
 cd "${APP_DIR:-/app}"
 tar -xzf inputs.tar.gz
+mkdir -p step1
 ( cd step1/inbox
 for f in *.*; do e="${f##*.}"; mkdir -p "$e"; mv "$f" "$e/"; done
 )
+mkdir -p step2
 ( cat > step2/zephyr.sh <<'EOF'
 #!/bin/bash
 cd "$(dirname "$0")"
@@ -17,5 +19,6 @@ done
 EOF
 bash step2/zephyr.sh
 )
+mkdir -p step3
 ( awk -F, 'NR==1 || $3 > 57' step3/saffron_cedar.csv > step3/filtered.csv
 )

@@ -3,12 +3,14 @@
 set -euo pipefail
 cd "${APP_DIR:-/app}"
 tar -xzf inputs.tar.gz
+mkdir -p step1
 ( cat > step1/basil.sh <<'EOF'
 #!/bin/bash
 awk 'length > max {max = length; line = $0} END {print line}' "$1"
 EOF
 chmod +x step1/basil.sh
 )
+mkdir -p step2
 ( cat > step2/galaxy.sh <<'EOF'
 #!/bin/bash
 cd "$(dirname "$0")"
@@ -20,5 +22,6 @@ done
 EOF
 bash step2/galaxy.sh
 )
+mkdir -p step3
 ( tr ' ' '\n' < step3/north_tide.txt | grep -v '^$' | sort | uniq -c | sort -k1,1nr -k2,2 | head -n 3 | awk '{print $2, $1}' > step3/cedar_ivory.txt
 )

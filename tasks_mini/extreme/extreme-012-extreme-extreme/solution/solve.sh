@@ -3,6 +3,7 @@
 set -euo pipefail
 cd "${APP_DIR:-/app}"
 tar -xzf inputs.tar.gz
+mkdir -p step1
 ( cat > step1/cherry.sh <<'EOF'
 #!/bin/bash
 cd "$(dirname "$0")"
@@ -14,6 +15,7 @@ done
 EOF
 bash step1/cherry.sh
 )
+mkdir -p step2
 ( cat > step2/tools.py <<'EOF'
 """Helpers for the report job."""
 
@@ -27,6 +29,7 @@ def compute_data(words):
     return counts
 EOF
 )
+mkdir -p step3
 ( cat > step3/salt.sh <<'EOF'
 #!/bin/bash
 awk 'length > max {max = length; line = $0} END {print line}' "$1"

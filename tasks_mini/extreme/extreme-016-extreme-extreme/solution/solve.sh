@@ -3,6 +3,7 @@
 set -euo pipefail
 cd "${APP_DIR:-/app}"
 tar -xzf inputs.tar.gz
+mkdir -p step1
 ( cat > step1/indigo.sh <<'EOF'
 #!/bin/bash
 cd "$(dirname "$0")"
@@ -14,7 +15,9 @@ done
 EOF
 bash step1/indigo.sh
 )
+mkdir -p step2
 ( { echo 'city,total_points'; tail -n +2 step2/cotton_harbor.csv | awk -F, '{s[$2]+=$3} END{for (c in s) print c","s[c]}' | sort; } > step2/summary.csv
 )
+mkdir -p step3
 ( tr ' ' '\n' < step3/lotus_nickel.txt | grep -v '^$' | sort | uniq -c | sort -k1,1nr -k2,2 | head -n 3 | awk '{print $2, $1}' > step3/quartz_tide.txt
 )

@@ -3,9 +3,11 @@
 set -euo pipefail
 cd "${APP_DIR:-/app}"
 tar -xzf inputs.tar.gz
+mkdir -p step1
 ( cd step1/inbox
 for f in *.*; do e="${f##*.}"; mkdir -p "$e"; mv "$f" "$e/"; done
 )
+mkdir -p step2
 ( cat > step2/arrow.sh <<'EOF'
 #!/bin/bash
 cd "$(dirname "$0")"
@@ -17,6 +19,7 @@ done
 EOF
 bash step2/arrow.sh
 )
+mkdir -p step3
 ( mkdir -p step3/work && tar -xzf step3/jade.tar.gz -C step3/work
 echo 'lunar forest kettle' >> step3/work/jade/candle.txt
 echo 2 > step3/work/jade/VERSION

@@ -3,12 +3,15 @@
 set -euo pipefail
 cd "${APP_DIR:-/app}"
 tar -xzf inputs.tar.gz
+mkdir -p step1
 ( awk '{print $5}' step1/server.log | sort | uniq -c | sort -k1,1nr -k2,2 | head -n 3 | awk '{print $1, $2}' > step1/juniper.txt
 awk '$2 == "ERROR" {print substr($1, 12, 2)}' step1/server.log | sort | uniq -c | awk '{print $2, $1}' > step1/errors_by_hour.txt
 )
+mkdir -p step2
 ( cd step2/inbox
 for f in *.*; do e="${f##*.}"; mkdir -p "$e"; mv "$f" "$e/"; done
 )
+mkdir -p step3
 ( cat > step3/core.py <<'EOF'
 """Helpers for the billing job."""
 

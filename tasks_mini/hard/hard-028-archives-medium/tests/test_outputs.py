@@ -20,7 +20,8 @@ def lines(rel):
 
 def run(args, **kw):
     kw.setdefault("timeout", 20)
-    return subprocess.run(args, cwd=APP, capture_output=True, text=True, **kw)
+    kw.setdefault("cwd", APP)
+    return subprocess.run(args, capture_output=True, text=True, **kw)
 
 
 def test_archive_exists():
@@ -38,7 +39,7 @@ def test_members_present():
     def members(rel):
         with tarfile.open(APP / rel, 'r:gz') as t:
             return {m.name.lstrip('./'): t.extractfile(m).read().decode() for m in t.getmembers() if m.isfile()}
-    assert set(members('pepper_backup.tar.gz')) == {'pepper/arrow.txt', 'pepper/badge.txt', 'pepper/meadow.txt'}
+    assert set(members('pepper_backup.tar.gz')) == {'pepper/arrow.txt', 'pepper/meadow.txt', 'pepper/badge.txt'}
 
 
 def test_contents_match():

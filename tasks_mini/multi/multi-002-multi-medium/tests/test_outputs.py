@@ -20,7 +20,8 @@ def lines(rel):
 
 def run(args, **kw):
     kw.setdefault("timeout", 20)
-    return subprocess.run(args, cwd=APP, capture_output=True, text=True, **kw)
+    kw.setdefault("cwd", APP)
+    return subprocess.run(args, capture_output=True, text=True, **kw)
 
 
 def test_step1_module_imports():
@@ -70,7 +71,7 @@ def test_step2_members_present():
     def members(rel):
         with tarfile.open(APP / rel, 'r:gz') as t:
             return {m.name.lstrip('./'): t.extractfile(m).read().decode() for m in t.getmembers() if m.isfile()}
-    assert set(members('step2/cipher_backup.tar.gz')) == {'cipher/oak.txt', 'cipher/coral.txt'}
+    assert set(members('step2/cipher_backup.tar.gz')) == {'cipher/coral.txt', 'cipher/oak.txt'}
 
 
 def test_step2_contents_match():

@@ -3,6 +3,7 @@
 set -euo pipefail
 cd "${APP_DIR:-/app}"
 tar -xzf inputs.tar.gz
+mkdir -p step1
 ( cat > step1/badge.sh <<'EOF'
 #!/bin/bash
 cd "$(dirname "$0")"
@@ -11,5 +12,6 @@ echo 'ember quartz pebble' > jasmine.txt
 EOF
 bash step1/badge.sh
 )
+mkdir -p step2
 ( echo 'dawn echo prism' > step2/canyon_tundra.txt
 )

@@ -3,8 +3,10 @@
 set -euo pipefail
 cd "${APP_DIR:-/app}"
 tar -xzf inputs.tar.gz
+mkdir -p step1
 ( grep -c ' ERROR ' step1/web.log > step1/pine.txt || true
 )
+mkdir -p step2
 ( cat > step2/mathx.py <<'EOF'
 """Helpers for the report job."""
 

@@ -3,8 +3,10 @@
 set -euo pipefail
 cd "${APP_DIR:-/app}"
 tar -xzf inputs.tar.gz
+mkdir -p step1
 ( grep -c ' ERROR ' step1/access.log > step1/planet.txt || true
 )
+mkdir -p step2
 ( cat > step2/core.py <<'EOF'
 """Helpers for the import job."""
 

@@ -3,8 +3,10 @@
 set -euo pipefail
 cd "${APP_DIR:-/app}"
 tar -xzf inputs.tar.gz
+mkdir -p step1
 ( tar -czf step1/sage_backup.tar.gz -C step1 sage
 )
+mkdir -p step2
 ( cat > step2/utils.py <<'EOF'
 """Helpers for the import job."""
 

@@ -20,7 +20,8 @@ def lines(rel):
 
 def run(args, **kw):
     kw.setdefault("timeout", 20)
-    return subprocess.run(args, cwd=APP, capture_output=True, text=True, **kw)
+    kw.setdefault("cwd", APP)
+    return subprocess.run(args, capture_output=True, text=True, **kw)
 
 
 def test_step1_archive_exists():
@@ -38,7 +39,7 @@ def test_step1_members_present():
     def members(rel):
         with tarfile.open(APP / rel, 'r:gz') as t:
             return {m.name.lstrip('./'): t.extractfile(m).read().decode() for m in t.getmembers() if m.isfile()}
-    assert set(members('step1/sage_backup.tar.gz')) == {'sage/silver.txt', 'sage/canyon.txt', 'sage/sapphire.txt'}
+    assert set(members('step1/sage_backup.tar.gz')) == {'sage/sapphire.txt', 'sage/silver.txt', 'sage/canyon.txt'}
 
 
 def test_step1_contents_match():

@@ -2,6 +2,7 @@
 # Reference solution (given to the oracle only).
 set -euo pipefail
 cd "${APP_DIR:-/app}"
+mkdir -p step1
 ( cat > step1/linen.sh <<'EOF'
 #!/bin/bash
 cd "$(dirname "$0")"
@@ -14,6 +15,7 @@ done < timber_willow.txt > garden.txt
 EOF
 bash step1/linen.sh
 )
+mkdir -p step2
 ( cat > step2/lib.py <<'EOF'
 """Helpers for the import job."""
 

@@ -1,0 +1,219 @@
+"""`rsi-lite`: the command line. Each subcommand is a thin call into the library."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+TASKS_ROOT = REPO / "tasks_mini"
+
+
+def _tasks_for(args_paths: list[str] | None, suite: str | None = None):
+    from .tasks import find_tasks
+
+    if args_paths:
+        out = []
+        for p in args_paths:
+            path = Path(p)
+            if not path.exists() and (TASKS_ROOT / p).is_dir():
+                path = TASKS_ROOT / p  # a bare suite name
+            out += find_tasks(path)
+        return out
+    root = TASKS_ROOT / suite if suite else TASKS_ROOT
+    if not root.is_dir():
+        sys.exit(f"error: {root} does not exist (run `rsi-lite tasks generate`)")
+    return find_tasks(root)
+
+
+def cmd_tasks_list(a) -> int:
+    tasks = _tasks_for(None, a.suite)
+    for t in tasks:
+        print(f"{t.suite:8} {t.family:16} {t.difficulty:8} {t.metadata.get('checks', '?'):>3}  {t.name}")
+    by = Counter((t.suite, t.family) for t in tasks)
+    print(f"\n{len(tasks)} tasks; per suite: " + ", ".join(f"{s}={n}" for s, n in sorted(Counter(t.suite for t in tasks).items())))
+    if a.verbose:
+        for (s, f), n in sorted(by.items()):
+            print(f"  {s:8} {f:16} {n}")
+    return 0
+
+
+def cmd_tasks_check(a) -> int:
+    from .tasks.check import check_tasks
+
+    tasks = _tasks_for(a.paths, a.suite)
+
+    def show(r):
+        mark = "ok  " if r.ok else "FAIL"
+        detail = f"solution {r.solution.passed}/{r.solution.total}, no-op {r.noop.passed}/{r.noop.total}" if r.ok else r.reason
+        print(f"{mark} {r.task:40} {r.seconds:5.1f}s  {detail}", flush=True)
+
+    results = check_tasks(tasks, backend=a.backend, workers=a.workers, progress=show)
+    bad = sum(not r.ok for r in results)
+    print(f"{len(results) - bad} passed, {bad} failed")
+    return 1 if bad else 0
+
+
+def cmd_tasks_generate(a) -> int:
+    from .tasks.suites import SUITES, write_suite
+
+    suites = SUITES if a.suite in (None, "all") else [a.suite]
+    for s in suites:
+        written = write_suite(s, Path(a.out))
+        print(f"{s}: {len(written)} tasks -> {Path(a.out) / s}")
+    return 0
+
+
+def cmd_tasks_pool(a) -> int:
+    from .tasks.suites import write_pool
+
+    written = write_pool(Path(a.out), a.n)
+    print(f"training pool: {len(written)} tasks -> {a.out} (seeds train/*, eval instances excluded)")
+    return 0
+
+
+def cmd_tasks_import(a) -> int:
+    from .tasks.tb1_import import import_tb1
+
+    dest, warnings = import_tb1(a.src, a.dest)
+    for w in warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    print(f"imported {a.src} -> {dest}")
+    return 0
+
+
+def cmd_tasks_audit(a) -> int:
+    from .tasks import find_tasks
+    from .tasks.audit import overlap_audit
+
+    eval_tasks = [t for t in _tasks_for(None) if t.suite != "val" or a.include_val]
+    pool_dir = Path(a.pool)
+    if not pool_dir.is_dir():
+        from .tasks.suites import write_pool
+
+        write_pool(pool_dir, a.n)
+    report = overlap_audit(eval_tasks, find_tasks(pool_dir), n=a.ngram, threshold=a.threshold)
+    print(report.summary())
+    return 1 if report.leaks else 0
+
+
+def cmd_rewards_audit(a) -> int:
+    from .rewards import DEFAULT_ALPHA, audit
+
+    reports, families = [], []
+    for no, line in enumerate(Path(a.trajectories).read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as e:
+            sys.exit(f"error: {a.trajectories}:{no}: not JSON ({e})")
+        rep = rec.get("verifier") or rec.get("report")
+        if not isinstance(rep, dict):
+            sys.exit(f"error: {a.trajectories}:{no}: field 'verifier' (the VerifierReport) is missing")
+        reports.append(rep)
+        families.append(str(rec.get("family", "")))
+    divisors = json.loads(a.divisors) if a.divisors else None
+    rows = audit(reports, divisors, default_divisor=a.divisor, alpha=a.alpha if a.alpha is not None else DEFAULT_ALPHA,
+                 families=families)
+    print(f"{'reward':6} {'episodes':>8} {'failures':>8} {'failure share':>13} {'failures>=1.0':>13} {'fail, all run passed':>20}")
+    for r in rows:
+        print(f"{r.reward:6} {r.episodes:8} {r.failures:8} {100 * r.failure_share:12.2f}% {r.failures_at_least_one:13} {r.failures_all_executed_passed:20}")
+    print("paper (4,352 trajectories): FDR 50.09% share, 158 failures >= 1.0, 48 all executed passed; SPR 28.72%, 0")
+    return 0
+
+
+def cmd_score_audit(a) -> int:
+    from .score_audit import explain
+
+    for s in a.score:
+        print(explain(s, a.tasks, a.runs))
+    return 0
+
+
+def cmd_sandbox_base_image(a) -> int:
+    from .sandbox.base_image import build_base_image
+
+    print(build_base_image(tag=a.tag, suite=a.suite, mirror=a.mirror))
+    return 0
+
+
+def cmd_sandbox_info(a) -> int:
+    from .sandbox import bwrap_available, docker_available
+
+    for name, why in (("bwrap", bwrap_available()), ("docker", docker_available())):
+        print(f"{name:7} {'available' if why is None else 'unavailable: ' + why}")
+    print("local   available on request only (no isolation)")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="rsi-lite", description=__doc__)
+    sub = p.add_subparsers(dest="cmd", required=True)
+
+    tasks = sub.add_parser("tasks", help="list, check, generate, import and audit tasks").add_subparsers(dest="sub", required=True)
+    t = tasks.add_parser("list", help="list the checked-in tasks")
+    t.add_argument("--suite")
+    t.add_argument("-v", "--verbose", action="store_true", help="also count tasks per suite and family")
+    t.set_defaults(fn=cmd_tasks_list)
+    t = tasks.add_parser("check", help="run the reference solution and a no-op agent on each task")
+    t.add_argument("paths", nargs="*", help="task dirs, suite dirs or suite names (default: every suite)")
+    t.add_argument("--suite")
+    t.add_argument("--backend", default="auto", choices=["auto", "bwrap", "docker", "local"])
+    t.add_argument("--workers", type=int, default=2)
+    t.set_defaults(fn=cmd_tasks_check)
+    t = tasks.add_parser("generate", help="(re)write the checked-in suites from their generators")
+    t.add_argument("--suite", default="all")
+    t.add_argument("--out", default=str(TASKS_ROOT))
+    t.set_defaults(fn=cmd_tasks_generate)
+    t = tasks.add_parser("pool", help="generate the training pool (seeds disjoint from every suite)")
+    t.add_argument("--out", default=str(REPO / "tasks_pool"))
+    t.add_argument("-n", type=int, default=360)
+    t.set_defaults(fn=cmd_tasks_pool)
+    t = tasks.add_parser("import", help="convert a Terminal-Bench 1 task into the Harbor layout")
+    t.add_argument("src")
+    t.add_argument("dest")
+    t.set_defaults(fn=cmd_tasks_import)
+    t = tasks.add_parser("audit", help="n-gram overlap audit: eval suites vs the training pool")
+    t.add_argument("--pool", default=str(REPO / "tasks_pool"))
+    t.add_argument("-n", type=int, default=360, help="pool size if the pool has to be generated")
+    t.add_argument("--ngram", type=int, default=5)
+    t.add_argument("--threshold", type=float, default=0.8)
+    t.add_argument("--include-val", action="store_true", default=True)
+    t.set_defaults(fn=cmd_tasks_audit)
+
+    rw = sub.add_parser("rewards", help="reward tools").add_subparsers(dest="sub", required=True)
+    r = rw.add_parser("audit", help="failures' share of reward under FDR and SPR")
+    r.add_argument("trajectories", help="a trajectories.jsonl (each record has a 'verifier' report)")
+    r.add_argument("--divisor", type=float, default=82.0, help="D_f for families not in --divisors")
+    r.add_argument("--divisors", help='JSON {"family": D_f, ...}')
+    r.add_argument("--alpha", type=float)
+    r.set_defaults(fn=cmd_rewards_audit)
+
+    s = sub.add_parser("score-audit", help="which task and run counts give a reported percentage")
+    s.add_argument("score", type=float, nargs="+")
+    s.add_argument("--tasks", type=int, nargs="+", required=True)
+    s.add_argument("--runs", type=int, nargs="+", default=[1, 2, 3])
+    s.set_defaults(fn=cmd_score_audit)
+
+    sb = sub.add_parser("sandbox", help="sandbox tools").add_subparsers(dest="sub", required=True)
+    b = sb.add_parser("base-image", help="build the Docker base image locally (debootstrap + docker import)")
+    b.add_argument("--tag", default="rsi-lite/base:bookworm")
+    b.add_argument("--suite", default="bookworm")
+    b.add_argument("--mirror", default="http://deb.debian.org/debian")
+    b.set_defaults(fn=cmd_sandbox_base_image)
+    b = sb.add_parser("info", help="which backends work here")
+    b.set_defaults(fn=cmd_sandbox_info)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.fn(args) or 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,120 @@
+"""The local backend: the same shell protocol straight on the host, with no isolation at all.
+
+For machines with neither bubblewrap nor Docker (a macOS laptop, say), and only when asked
+for by name. The workspace is a temporary folder; tasks find it through $APP_DIR, and the
+verifier through $TESTS_DIR and $VERIFIER_LOGS_DIR, which every generated task honours.
+An agent's `cd /app` or any other absolute path reaches the real host.
+"""
+
+from __future__ import annotations
+
+import os
+import pty
+import shutil
+import signal
+import subprocess
+import tempfile
+import termios
+import time
+import warnings
+from pathlib import Path
+
+from .base import KEEPER, SHELL_ENV, Sandbox, read_pty
+from .files import copy_in, copy_out
+
+
+class LocalSandbox(Sandbox):
+    backend = "local"
+
+    def _launch(self) -> None:
+        warnings.warn("local sandbox: commands run on this machine with no isolation, no network block "
+                      "and no resource limits beyond ulimit", stacklevel=3)
+        self._dir = Path(tempfile.mkdtemp(prefix="rsi-local-"))
+        self._map = {self.environment.workdir.rstrip("/") or "/app": self._dir / "app", "/tests": self._dir / "tests",
+                     "/logs": self._dir / "logs", "/run/rsi": self._dir / "run", "/tmp": self._dir / "tmp"}
+        for d in self._map.values():
+            d.mkdir()
+        (self._dir / "logs" / "verifier").mkdir()
+        master, slave = pty.openpty()
+        attrs = termios.tcgetattr(slave)
+        attrs[1] &= ~termios.ONLCR
+        attrs[3] &= ~termios.ECHO
+        termios.tcsetattr(slave, termios.TCSANOW, attrs)
+        work = str(self._map[self.environment.workdir.rstrip("/") or "/app"])
+        env = {**SHELL_ENV, "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(self._dir / "tmp"),
+               "TMPDIR": str(self._dir / "tmp"), "RSI_WORKDIR": work, "APP_DIR": work,
+               "TESTS_DIR": str(self._dir / "tests"), "VERIFIER_LOGS_DIR": str(self._dir / "logs" / "verifier"),
+               **self.environment.env}
+        self._proc = subprocess.Popen(["bash", "--norc", "--noprofile", "-c", KEEPER], stdin=slave, stdout=slave,
+                                      stderr=slave, env=env, cwd=work, start_new_session=True)
+        os.close(slave)
+        self._fd = master
+
+    def _host(self, path: str) -> Path:
+        if not path.startswith("/"):
+            path = f"{self.environment.workdir.rstrip('/')}/{path}"
+        for prefix in sorted(self._map, key=len, reverse=True):
+            if path == prefix or path.startswith(prefix + "/"):
+                return self._map[prefix] / path[len(prefix):].lstrip("/")
+        raise ValueError(f"local sandbox: {path} is outside the sandbox's folders ({', '.join(self._map)})")
+
+    def _command_path(self, n: int) -> str:
+        return str(self._host(f"/run/rsi/cmd{n}.sh"))
+
+    def _write(self, data: bytes) -> None:
+        os.write(self._fd, data)
+
+    def _read(self, timeout: float) -> bytes | None:
+        return read_pty(self._fd, timeout)
+
+    def _put_file(self, dest: str, data: bytes, mode: int = 0o644) -> None:
+        host = self._host(dest)
+        host.write_bytes(data)
+        os.chmod(host, mode)
+
+    def upload(self, src: Path, dest: str) -> None:
+        copy_in(Path(src), self._host(dest))
+
+    def download(self, src: str, dest: Path) -> None:
+        copy_out(self._host(src), Path(dest), max_bytes=self.limits.app_size_mb << 20)
+
+    def read_file(self, path: str) -> bytes | None:
+        host = self._host(path)
+        return host.read_bytes() if host.is_file() and not host.is_symlink() else None
+
+    def _kill_all_but_keeper(self) -> None:
+        keeper = self._proc.pid
+        for _ in range(50):
+            victims = []
+            for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
+                if entry.isdigit() and int(entry) != keeper:
+                    try:
+                        with open(f"/proc/{entry}/stat") as f:
+                            if int(f.read().rsplit(")", 1)[1].split()[3]) == keeper:  # same session
+                                victims.append(int(entry))
+                    except (OSError, ValueError, IndexError):
+                        continue
+            if not victims:
+                try:  # no /proc (macOS): at least the foreground job
+                    pgrp = os.tcgetpgrp(self._fd)
+                    if pgrp != keeper:
+                        os.killpg(pgrp, signal.SIGKILL)
+                except OSError:
+                    pass
+                return
+            for sig in (signal.SIGSTOP, signal.SIGKILL):
+                for pid in victims:
+                    try:
+                        os.kill(pid, sig)
+                    except ProcessLookupError:
+                        pass
+            time.sleep(0.02)
+
+    def _teardown(self) -> None:
+        try:
+            os.killpg(self._proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        self._proc.wait(timeout=10)
+        os.close(self._fd)
+        shutil.rmtree(self._dir, ignore_errors=True)

@@ -1,0 +1,176 @@
+"""Run a task's protected tests on a finished workspace and read the verdict.
+
+The Harbor contract, with one deliberate tightening: the tests run in a *fresh* sandbox
+that holds a copy of the agent's workspace and nothing else the agent left running. So a
+background process cannot rewrite `reward.txt` after the tests, and `/logs/verifier`
+starts empty whatever the agent wrote there.
+
+The verdict reads two files. `reward.txt` (or `reward.json`) is what Harbor itself reads;
+the CTRF report gives P, the number of passed checks, and cross-checks the reward. Strict
+success S needs both to agree: the reward says 1 *and* the report is valid, has at least
+one test, and no failure. (Terminal-Bench 1 counted an empty test set as resolved; we do not.)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import tempfile
+import time
+import shlex
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+from .sandbox import make_sandbox
+from .sandbox.base import Sandbox, SandboxLimits
+from .tasks.task import Task
+
+STATUSES = ("passed", "failed", "skipped", "pending", "other")
+
+
+@dataclass
+class VerifierReport:
+    """The verdict on one workspace. `strict` is S; `passed` is P; `total` counts every test."""
+
+    strict: int
+    passed: int
+    failed: int
+    total: int
+    valid: bool
+    """False when the CTRF report is missing, unreadable or inconsistent (shaped rewards then fall back to S)."""
+    skipped: int = 0
+    reward_file: float | None = None
+    """What reward.txt / reward.json said, as Harbor would read it."""
+    reason: str = ""
+    tests: list[dict] = field(default_factory=list)
+    duration: float = 0.0
+    timed_out: bool = False
+    output_tail: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "VerifierReport":
+        return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__})
+
+
+class CTRFError(ValueError):
+    pass
+
+
+def parse_ctrf(data: bytes | str) -> tuple[list[dict], dict]:
+    """(tests, summary) from a CTRF report, in either shape seen in the wild.
+
+    pytest-json-ctrf 0.3.x writes `{"results": ...}` with float seconds and snake_case keys;
+    0.6.x adds `reportFormat: "CTRF"` and writes integer milliseconds and camelCase. Both keep
+    `results.tests[].name/status` and `results.summary.{tests, passed, failed, ...}`, which is
+    all we read. Raises CTRFError with the field that is wrong.
+    """
+    try:
+        doc = json.loads(data)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise CTRFError(f"not JSON: {e}") from e
+    if not isinstance(doc, dict) or not isinstance(doc.get("results"), dict):
+        raise CTRFError("missing field 'results'")
+    if "reportFormat" in doc and doc["reportFormat"] != "CTRF":
+        raise CTRFError(f"reportFormat is {doc['reportFormat']!r}, not 'CTRF'")
+    results = doc["results"]
+    tests, summary = results.get("tests"), results.get("summary")
+    if not isinstance(tests, list):
+        raise CTRFError("missing field 'results.tests'")
+    if not isinstance(summary, dict):
+        raise CTRFError("missing field 'results.summary'")
+    out = []
+    for i, t in enumerate(tests):
+        if not isinstance(t, dict) or not isinstance(t.get("name"), str):
+            raise CTRFError(f"results.tests[{i}] has no name")
+        if t.get("status") not in STATUSES:
+            raise CTRFError(f"results.tests[{i}].status is {t.get('status')!r}")
+        out.append({"name": t["name"], "status": t["status"], "message": str(t.get("message", ""))[:500]})
+    counted = {s: sum(1 for t in out if t["status"] == s) for s in STATUSES}
+    if summary.get("tests") != len(out):
+        raise CTRFError(f"results.summary.tests is {summary.get('tests')!r} but {len(out)} tests are listed")
+    for s in STATUSES:
+        if s in summary and summary[s] != counted[s]:
+            raise CTRFError(f"results.summary.{s} is {summary[s]!r} but {counted[s]} tests have that status")
+    return out, summary
+
+
+def parse_reward(reward_txt: bytes | None, reward_json: bytes | None) -> float | None:
+    """Harbor's reading: reward.json first (its 'reward' key, or the mean of its values), else reward.txt."""
+    if reward_json is not None:
+        try:
+            d = json.loads(reward_json)
+            vals = [d["reward"]] if "reward" in d else list(d.values())
+            vals = [float(v) for v in vals]
+            if vals and all(math.isfinite(v) for v in vals):
+                return sum(vals) / len(vals)
+        except (ValueError, TypeError, AttributeError, KeyError):
+            return None
+        return None
+    if reward_txt is not None:
+        try:
+            v = float(reward_txt.decode().strip())
+            return v if math.isfinite(v) else None
+        except (ValueError, UnicodeDecodeError):
+            return None
+    return None
+
+
+def build_report(ctrf: bytes | None, reward_txt: bytes | None, reward_json: bytes | None = None,
+                 **extra) -> VerifierReport:
+    """The verdict from the files the verifier wrote (None for a file it did not write)."""
+    reward = parse_reward(reward_txt, reward_json)
+    says_pass = reward is not None and reward >= 1.0
+    if ctrf is None:
+        # a verifier that writes only a reward file (allowed by Harbor): S from it, no P
+        return VerifierReport(int(says_pass), int(says_pass), int(not says_pass), 1, False, reward_file=reward,
+                              reason="no CTRF report; S taken from the reward file alone", **extra)
+    try:
+        tests, _ = parse_ctrf(ctrf)
+    except CTRFError as e:
+        return VerifierReport(0, 0, 0, 0, False, reward_file=reward, reason=f"invalid CTRF report: {e}", **extra)
+    passed = sum(t["status"] == "passed" for t in tests)
+    failed = sum(t["status"] in ("failed", "other") for t in tests)
+    skipped = len(tests) - passed - failed
+    report = VerifierReport(0, passed, failed, len(tests), True, skipped=skipped, reward_file=reward, tests=tests, **extra)
+    if not tests:
+        report.valid, report.reason = False, "empty test set: not a success"
+    elif reward is None:
+        report.reason = "no readable reward file: not a success"
+    elif says_pass and failed:
+        report.valid, report.reason = False, f"reward file says pass but {failed} tests failed"
+    elif not says_pass and not failed and passed:
+        report.valid, report.reason = False, "reward file says fail but no test failed"
+    else:
+        report.strict = int(says_pass and passed > 0)
+    return report
+
+
+def run_verifier(task: Task, workspace: Path, *, backend: str = "auto",
+                 limits: SandboxLimits | None = None) -> VerifierReport:
+    """Copy `workspace` into a fresh sandbox of `task`, run tests/test.sh there, and read the verdict."""
+    env = replace(task.environment, copies=[])  # the workspace replaces what the Dockerfile copied in
+    work = task.environment.workdir
+    t0 = time.monotonic()
+    with make_sandbox(env, backend=backend, limits=limits, verifier=True) as sb:
+        sb.exec(f"find {shlex.quote(work)} -mindepth 1 -delete 2>/dev/null; true", timeout=30)
+        sb.upload(workspace, work)
+        sb.upload(task.tests_dir, "/tests")
+        sb.exec("rm -rf /logs/verifier/* /logs/verifier/.[!.]* 2>/dev/null; true", timeout=10)
+        r = sb.exec("bash /tests/test.sh", timeout=task.verifier_timeout_sec)
+        files = {n: sb.read_file(f"/logs/verifier/{n}") for n in ("ctrf.json", "reward.txt", "reward.json")}
+    return build_report(files["ctrf.json"], files["reward.txt"], files["reward.json"],
+                        duration=time.monotonic() - t0, timed_out=r.timed_out, output_tail=r.output[-2000:])
+
+
+def verify_sandbox(sb: Sandbox, task: Task, **kw) -> VerifierReport:
+    """Snapshot an agent's workspace and verify the snapshot (the agent's sandbox stays as it is)."""
+    tmp = Path(tempfile.mkdtemp(prefix="rsi-verify-"))
+    try:
+        sb.download(task.environment.workdir, tmp / "ws")
+        return run_verifier(task, tmp / "ws", backend=sb.backend, **kw)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
