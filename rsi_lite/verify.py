@@ -174,3 +174,18 @@ def verify_sandbox(sb: Sandbox, task: Task, **kw) -> VerifierReport:
         return run_verifier(task, tmp / "ws", backend=sb.backend, **kw)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def attempt(task: Task, commands: list[str], *, backend: str = "auto", limits: SandboxLimits | None = None):
+    """Run `commands` in a fresh sandbox of `task`, then verify: (command results, report)."""
+    with make_sandbox(task, backend=backend, limits=limits) as sb:
+        results = [sb.exec(c) for c in commands]
+        return results, verify_sandbox(sb, task, limits=limits)
+
+
+def solve_with_reference(task: Task, *, backend: str = "auto", limits: SandboxLimits | None = None):
+    """Run the task's solution/solve.sh (the oracle), then verify: (command result, report)."""
+    with make_sandbox(task, backend=backend, limits=limits) as sb:
+        sb.upload(task.solution_dir, "/tmp/solution")  # Harbor mounts it at /solution; /tmp is writable everywhere
+        result = sb.exec("bash /tmp/solution/solve.sh", timeout=task.agent_timeout_sec)
+        return result, verify_sandbox(sb, task, limits=limits)

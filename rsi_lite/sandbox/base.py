@@ -19,6 +19,7 @@ import os
 import re
 import secrets
 import select
+import signal
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -223,10 +224,12 @@ class Sandbox(ABC):
                 cap.add(STALE.sub(b"", bytes(buf[: r.start()])))
                 del buf[: r.end()]
                 return code, True, "restarted"
-            # everything but a possible partial sentinel at the end can go to the cap now
-            keep = buf.rfind(b"\x1e")
-            keep = keep if keep >= 0 and len(buf) - keep < 64 else len(buf)
-            cap.add(STALE.sub(b"", bytes(buf[:keep])))
+            # complete sentinels here are stale ones; everything up to a possible partial
+            # sentinel at the end can go to the cap now
+            buf[:] = STALE.sub(b"", bytes(buf))
+            keep = buf.find(b"\x1e", max(0, len(buf) - 64))
+            keep = keep if keep >= 0 else len(buf)
+            cap.add(bytes(buf[:keep]))
             del buf[:keep]
             left = deadline - time.monotonic()
             if left <= 0:
@@ -268,6 +271,30 @@ class Sandbox(ABC):
         try:
             self.close()
         except Exception:
+            pass
+
+
+def freeze_and_kill(list_pids) -> None:
+    """Stop every listed process until no new one appears, then kill them all at once.
+
+    Stopped processes cannot fork, so a fork bomb cannot outrun this; and processes started
+    after the kill (the keeper's fresh shell) are never in the list.
+    """
+    stopped: set[int] = set()
+    for _ in range(200):
+        new = set(list_pids()) - stopped
+        if not new:
+            break
+        for pid in new:
+            try:
+                os.kill(pid, signal.SIGSTOP)
+            except ProcessLookupError:
+                pass
+        stopped |= new
+    for pid in stopped:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
             pass
 
 

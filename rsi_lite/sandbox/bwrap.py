@@ -25,7 +25,7 @@ import termios
 import time
 from pathlib import Path
 
-from .base import KEEPER, SHELL_ENV, Sandbox, SandboxError, read_pty
+from .base import KEEPER, SHELL_ENV, Sandbox, SandboxError, freeze_and_kill, read_pty
 from .files import copy_in, copy_out
 
 NOBODY = 65534
@@ -211,18 +211,7 @@ class BubblewrapSandbox(Sandbox):
                         keeper = pid
             except OSError:
                 continue
-        # freeze first, then kill: a fork bomb cannot outrun a stopped parent
-        for _ in range(50):
-            victims = [p for p in self._sandbox_pids() if p != keeper]
-            if not victims:
-                return
-            for sig in (signal.SIGSTOP, signal.SIGKILL):
-                for pid in victims:
-                    try:
-                        os.kill(pid, sig)
-                    except ProcessLookupError:
-                        pass
-            time.sleep(0.02)
+        freeze_and_kill(lambda: [p for p in self._sandbox_pids() if p != keeper])
 
     def _teardown(self) -> None:
         # kill the sandbox's init first, so the outer bwrap reaps it and exits; killing the outer

@@ -15,11 +15,10 @@ import signal
 import subprocess
 import tempfile
 import termios
-import time
 import warnings
 from pathlib import Path
 
-from .base import KEEPER, SHELL_ENV, Sandbox, read_pty
+from .base import KEEPER, SHELL_ENV, Sandbox, freeze_and_kill, read_pty
 from .files import copy_in, copy_out
 
 
@@ -82,33 +81,28 @@ class LocalSandbox(Sandbox):
         host = self._host(path)
         return host.read_bytes() if host.is_file() and not host.is_symlink() else None
 
+    def _session_pids(self) -> list[int]:
+        keeper, out = self._proc.pid, []
+        for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
+            if entry.isdigit() and int(entry) != keeper:
+                try:
+                    with open(f"/proc/{entry}/stat") as f:
+                        if int(f.read().rsplit(")", 1)[1].split()[3]) == keeper:  # same session
+                            out.append(int(entry))
+                except (OSError, ValueError, IndexError):
+                    continue
+        return out
+
     def _kill_all_but_keeper(self) -> None:
-        keeper = self._proc.pid
-        for _ in range(50):
-            victims = []
-            for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
-                if entry.isdigit() and int(entry) != keeper:
-                    try:
-                        with open(f"/proc/{entry}/stat") as f:
-                            if int(f.read().rsplit(")", 1)[1].split()[3]) == keeper:  # same session
-                                victims.append(int(entry))
-                    except (OSError, ValueError, IndexError):
-                        continue
-            if not victims:
-                try:  # no /proc (macOS): at least the foreground job
-                    pgrp = os.tcgetpgrp(self._fd)
-                    if pgrp != keeper:
-                        os.killpg(pgrp, signal.SIGKILL)
-                except OSError:
-                    pass
-                return
-            for sig in (signal.SIGSTOP, signal.SIGKILL):
-                for pid in victims:
-                    try:
-                        os.kill(pid, sig)
-                    except ProcessLookupError:
-                        pass
-            time.sleep(0.02)
+        if os.path.isdir("/proc"):
+            freeze_and_kill(self._session_pids)
+            return
+        try:  # no /proc (macOS): at least the foreground job
+            pgrp = os.tcgetpgrp(self._fd)
+            if pgrp != self._proc.pid:
+                os.killpg(pgrp, signal.SIGKILL)
+        except OSError:
+            pass
 
     def _teardown(self) -> None:
         try:

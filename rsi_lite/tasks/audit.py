@@ -18,6 +18,7 @@ import tarfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .spec import TEST_PREAMBLE, TEST_SH
 from .task import Task
 
 TOKEN = re.compile(r"[A-Za-z0-9_.\-/]+")
@@ -104,13 +105,19 @@ class OverlapReport:
         return "\n".join(lines)
 
 
+def task_shingles(task: Task, n: int = DEFAULT_N) -> frozenset[str]:
+    """The task's shingles minus the boilerplate every generated task shares (test preamble, test.sh)."""
+    boiler = shingles(TEST_PREAMBLE + "\n" + TEST_SH, n)
+    return shingles(task_text(task), n) - boiler
+
+
 def overlap_audit(eval_tasks: list[Task], pool_tasks: list[Task], *, n: int = DEFAULT_N,
                   threshold: float = DEFAULT_THRESHOLD) -> OverlapReport:
-    pool = [(t, shingles(task_text(t), n)) for t in pool_tasks]
+    pool = [(t, task_shingles(t, n)) for t in pool_tasks]
     report = OverlapReport(n, threshold, len(eval_tasks), len(pool_tasks))
     same = []
     for t in eval_tasks:
-        s = shingles(task_text(t), n)
+        s = task_shingles(t, n)
         best = (None, 0.0)
         best_same = 0.0
         for p, ps in pool:

@@ -8,8 +8,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from ..sandbox import SandboxLimits, make_sandbox
-from ..verify import VerifierReport, verify_sandbox
+from ..sandbox import SandboxLimits
+from ..verify import VerifierReport, attempt, solve_with_reference
 from .task import Task
 
 
@@ -23,17 +23,6 @@ class TaskCheck:
     seconds: float
 
 
-def _solve_and_verify(task: Task, backend: str, limits: SandboxLimits) -> VerifierReport:
-    with make_sandbox(task, backend=backend, limits=limits) as sb:
-        # Harbor mounts the solution at /solution for the oracle; /tmp is writable in every backend
-        sb.upload(task.solution_dir, "/tmp/solution")
-        sb.exec("bash /tmp/solution/solve.sh", timeout=task.agent_timeout_sec)
-        return verify_sandbox(sb, task, limits=limits)
-
-
-def _noop_and_verify(task: Task, backend: str, limits: SandboxLimits) -> VerifierReport:
-    with make_sandbox(task, backend=backend, limits=limits) as sb:
-        return verify_sandbox(sb, task, limits=limits)
 
 
 def check_task(task: Task, backend: str = "auto", limits: SandboxLimits | None = None) -> TaskCheck:
@@ -43,8 +32,8 @@ def check_task(task: Task, backend: str = "auto", limits: SandboxLimits | None =
     try:
         if not (task.solution_dir / "solve.sh").is_file():
             return TaskCheck(task.name, False, "no solution/solve.sh", None, None, 0.0)
-        sol = _solve_and_verify(task, backend, limits)
-        noop = _noop_and_verify(task, backend, limits)
+        sol = solve_with_reference(task, backend=backend, limits=limits)[1]
+        noop = attempt(task, [], backend=backend, limits=limits)[1]
     except Exception as e:  # a task that crashes the harness is a bad task, not a crash of the check
         return TaskCheck(task.name, False, f"{type(e).__name__}: {e}", sol, noop, time.monotonic() - t0)
     problems = []

@@ -6,6 +6,7 @@ broken task fails at load time rather than halfway through a rollout.
 
 from __future__ import annotations
 
+import posixpath
 import shlex
 import tomllib
 from dataclasses import dataclass, field
@@ -110,7 +111,7 @@ def parse_dockerfile(path: Path) -> EnvironmentSpec:
         if op == "FROM":
             spec.base_image = rest.split()[0]
         elif op == "WORKDIR":
-            workdir = rest if rest.startswith("/") else f"{workdir.rstrip('/')}/{rest}"
+            workdir = posixpath.normpath(rest if rest.startswith("/") else f"{workdir}/{rest}")
         elif op == "ENV":
             if "=" in rest.split()[0]:
                 for item in shlex.split(rest):
@@ -125,17 +126,15 @@ def parse_dockerfile(path: Path) -> EnvironmentSpec:
                 spec.unsupported.append((no, line))
                 continue
             dest = args[-1]
-            if not dest.startswith("/"):
-                dest = f"{workdir.rstrip('/')}/{dest}"
+            into_dir = dest.endswith("/") or dest in (".", "./") or len(args) > 2
+            dest = posixpath.normpath(dest if dest.startswith("/") else f"{workdir}/{dest}")
             for src in args[:-1]:
                 host = (context / src).resolve()
                 if not host.is_relative_to(context.resolve()):
                     raise TaskError(f"{path}:{no}: COPY source {src!r} is outside the build context")
                 if not host.exists():
                     raise TaskError(f"{path}:{no}: COPY source {src!r} does not exist")
-                target = dest
-                if host.is_file() and (dest.endswith("/") or len(args) > 2):
-                    target = dest.rstrip("/") + "/" + host.name
+                target = f"{dest.rstrip('/')}/{host.name}" if host.is_file() and into_dir else dest
                 spec.copies.append((host, target))
         elif op in ("LABEL", "MAINTAINER", "ARG", "EXPOSE", "CMD", "ENTRYPOINT", "SHELL", "STOPSIGNAL", "HEALTHCHECK", "VOLUME"):
             continue  # metadata only: nothing a sandbox must replay
@@ -179,3 +178,14 @@ def find_tasks(root: str | Path) -> list[Task]:
     if (root / "instruction.md").is_file():
         return [load_task(root)]
     return [load_task(p.parent) for p in sorted(root.rglob("instruction.md")) if not p.parent.name.startswith(".")]
+
+
+def family_check_counts(tasks: list[Task]) -> dict[str, list[int]]:
+    """Check counts per family (input to `rewards.family_divisors`, the D_f of FDR and SPR)."""
+    out: dict[str, list[int]] = {}
+    for t in tasks:
+        n = t.metadata.get("checks")
+        if n is None:
+            n = sum(p.read_text().count("\ndef test_") for p in t.tests_dir.glob("test_*.py"))
+        out.setdefault(t.family, []).append(int(n))
+    return out

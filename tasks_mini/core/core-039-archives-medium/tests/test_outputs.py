@@ -39,7 +39,7 @@ def test_members_present():
     def members(rel):
         with tarfile.open(APP / rel, 'r:gz') as t:
             return {m.name.lstrip('./'): t.extractfile(m).read().decode() for m in t.getmembers() if m.isfile()}
-    assert set(members('juniper_backup.tar.gz')) == {'juniper/jasmine.txt', 'juniper/birch.txt', 'juniper/meadow.txt'}
+    assert sorted(members('juniper_backup.tar.gz')) == ['juniper/birch.txt', 'juniper/jasmine.txt', 'juniper/meadow.txt']
 
 
 def test_contents_match():

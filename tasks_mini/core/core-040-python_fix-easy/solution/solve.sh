@@ -2,10 +2,10 @@
 # Reference solution (given to the oracle only).
 set -euo pipefail
 cd "${APP_DIR:-/app}"
-cat > mathx.py <<'EOF'
+cat > core.py <<'EOF'
 """Helpers for the sync job."""
 
 
-def solve_item(n):
-    return n % 2 == 0
+def helper_result(a, b):
+    return a * b
 EOF

@@ -2,10 +2,10 @@
 # Reference solution (given to the oracle only).
 set -euo pipefail
 cd "${APP_DIR:-/app}"
-cat > core.py <<'EOF'
-"""Helpers for the billing job."""
+cat > tools.py <<'EOF'
+"""Helpers for the stats job."""
 
 
-def process_result(xs):
-    return min(xs)
+def solve_result(x):
+    return x * 6
 EOF

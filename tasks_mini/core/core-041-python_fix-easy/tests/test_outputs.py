@@ -26,31 +26,31 @@ def run(args, **kw):
 
 def test_module_imports():
     import importlib.util
-    spec = importlib.util.spec_from_file_location('m', APP / 'core.py')
+    spec = importlib.util.spec_from_file_location('m', APP / 'tools.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert callable(m.process_result)
+    assert callable(m.solve_result)
 
 
 def test_case_1():
     import importlib.util
-    spec = importlib.util.spec_from_file_location('m', APP / 'core.py')
+    spec = importlib.util.spec_from_file_location('m', APP / 'tools.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert m.process_result(*([3, 1, 2],)) == 1
+    assert m.solve_result(*(15,)) == 90
 
 
 def test_case_2():
     import importlib.util
-    spec = importlib.util.spec_from_file_location('m', APP / 'core.py')
+    spec = importlib.util.spec_from_file_location('m', APP / 'tools.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert m.process_result(*([5],)) == 5
+    assert m.solve_result(*(-19,)) == -114
 
 
 def test_case_3():
     import importlib.util
-    spec = importlib.util.spec_from_file_location('m', APP / 'core.py')
+    spec = importlib.util.spec_from_file_location('m', APP / 'tools.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert m.process_result(*([-1, -9, 4],)) == -9
+    assert m.solve_result(*(19,)) == 114

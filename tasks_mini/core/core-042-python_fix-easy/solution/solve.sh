@@ -2,10 +2,10 @@
 # Reference solution (given to the oracle only).
 set -euo pipefail
 cd "${APP_DIR:-/app}"
-cat > mathx.py <<'EOF'
-"""Helpers for the billing job."""
+cat > tools.py <<'EOF'
+"""Helpers for the stats job."""
 
 
-def work_value(n):
-    return n % 2 == 0
+def solve_value(a, b):
+    return a + b
 EOF

@@ -6,6 +6,6 @@ cat > lib.py <<'EOF'
 """Helpers for the report job."""
 
 
-def solve_data(a, b):
+def work_data(a, b):
     return a * b
 EOF

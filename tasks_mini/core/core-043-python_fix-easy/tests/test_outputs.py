@@ -29,7 +29,7 @@ def test_module_imports():
     spec = importlib.util.spec_from_file_location('m', APP / 'lib.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert callable(m.solve_data)
+    assert callable(m.work_data)
 
 
 def test_case_1():
@@ -37,7 +37,7 @@ def test_case_1():
     spec = importlib.util.spec_from_file_location('m', APP / 'lib.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert m.solve_data(*(2, 3)) == 6
+    assert m.work_data(*(2, 3)) == 6
 
 
 def test_case_2():
@@ -45,7 +45,7 @@ def test_case_2():
     spec = importlib.util.spec_from_file_location('m', APP / 'lib.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert m.solve_data(*(-4, 5)) == -20
+    assert m.work_data(*(-4, 5)) == -20
 
 
 def test_case_3():
@@ -53,4 +53,4 @@ def test_case_3():
     spec = importlib.util.spec_from_file_location('m', APP / 'lib.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert m.solve_data(*(7, 0)) == 0
+    assert m.work_data(*(7, 0)) == 0

@@ -2,10 +2,10 @@
 # Reference solution (given to the oracle only).
 set -euo pipefail
 cd "${APP_DIR:-/app}"
-cat > core.py <<'EOF'
-"""Helpers for the billing job."""
+cat > tools.py <<'EOF'
+"""Helpers for the import job."""
 
 
-def process_data(s):
-    return s == s[::-1]
+def compute_data(x):
+    return max(54, min(98, x))
 EOF

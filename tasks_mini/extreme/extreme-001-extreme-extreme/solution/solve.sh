@@ -5,10 +5,10 @@ cd "${APP_DIR:-/app}"
 tar -xzf inputs.tar.gz
 mkdir -p step1
 ( cat > step1/mathx.py <<'EOF'
-"""Helpers for the report job."""
+"""Helpers for the stats job."""
 
 
-def compute_result(text):
+def solve_result(text):
     # '1h30m' -> 5400, '45s' -> 45, '2m5s' -> 125
     units = {'h': 3600, 'm': 60, 's': 1}
     total, num = 0, ''

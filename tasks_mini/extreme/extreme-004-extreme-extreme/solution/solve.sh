@@ -4,30 +4,34 @@ set -euo pipefail
 cd "${APP_DIR:-/app}"
 tar -xzf inputs.tar.gz
 mkdir -p step1
-( cat > step1/lib.py <<'EOF'
-"""Helpers for the import job."""
+( cat > step1/tools.py <<'EOF'
+"""Helpers for the report job."""
 
 
-def solve_item(words):
-    # counts words case-insensitively, returns a dict
-    counts = {}
-    for w in words:
-        w = w.lower()
-        counts[w] = counts.get(w, 0) + 1
-    return counts
+def helper_data(text):
+    # '1h30m' -> 5400, '45s' -> 45, '2m5s' -> 125
+    units = {'h': 3600, 'm': 60, 's': 1}
+    total, num = 0, ''
+    for ch in text:
+        if ch.isdigit():
+            num += ch
+        else:
+            total += int(num) * units[ch]
+            num = ''
+    return total
 EOF
 )
 mkdir -p step2
-( cat > step2/slate.sh <<'EOF'
+( cat > step2/crystal.sh <<'EOF'
 #!/bin/bash
 cd "$(dirname "$0")"
-# writes 'item I: <line I of crystal_lunar.txt>' for I = 1..5
-rm -f comet.txt
+# writes 'row I: <line I of badge_basil.txt>' for I = 1..5
+rm -f lunar.txt
 for i in $(seq 1 5); do
-  echo "item $i: $(sed -n "${i}p" crystal_lunar.txt)" >> comet.txt
+  echo "row $i: $(sed -n "${i}p" badge_basil.txt)" >> lunar.txt
 done
 EOF
-bash step2/slate.sh
+bash step2/crystal.sh
 )
 mkdir -p step3
 ( cd step3/inbox

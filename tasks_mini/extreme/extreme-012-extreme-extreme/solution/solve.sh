@@ -17,22 +17,21 @@ bash step1/cherry.sh
 )
 mkdir -p step2
 ( cat > step2/tools.py <<'EOF'
-"""Helpers for the report job."""
+"""Helpers for the billing job."""
 
 
-def compute_data(words):
-    # counts words case-insensitively, returns a dict
-    counts = {}
-    for w in words:
-        w = w.lower()
-        counts[w] = counts.get(w, 0) + 1
-    return counts
+def calc_value(prices):
+    # total with 20% tax, rounded to cents
+    total = 0
+    for p in prices:
+        total += p * (1 + 20 / 100)
+    return round(total, 2)
 EOF
 )
 mkdir -p step3
-( cat > step3/salt.sh <<'EOF'
+( cat > step3/falcon.sh <<'EOF'
 #!/bin/bash
 awk 'length > max {max = length; line = $0} END {print line}' "$1"
 EOF
-chmod +x step3/salt.sh
+chmod +x step3/falcon.sh
 )

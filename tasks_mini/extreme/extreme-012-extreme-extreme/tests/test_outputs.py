@@ -57,7 +57,7 @@ def test_step2_module_imports():
     spec = importlib.util.spec_from_file_location('m', APP / 'step2/tools.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert callable(m.compute_data)
+    assert callable(m.calc_value)
 
 
 def test_step2_case_1():
@@ -65,7 +65,7 @@ def test_step2_case_1():
     spec = importlib.util.spec_from_file_location('m', APP / 'step2/tools.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert m.compute_data(*(['a', 'b', 'a'],)) == {'a': 2, 'b': 1}
+    assert m.calc_value(*([2.78, 8.44, 7.75],)) == 22.76
 
 
 def test_step2_case_2():
@@ -73,7 +73,7 @@ def test_step2_case_2():
     spec = importlib.util.spec_from_file_location('m', APP / 'step2/tools.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert m.compute_data(*(['X', 'x'],)) == {'x': 2}
+    assert m.calc_value(*([],)) == 0
 
 
 def test_step2_case_3():
@@ -81,45 +81,37 @@ def test_step2_case_3():
     spec = importlib.util.spec_from_file_location('m', APP / 'step2/tools.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert m.compute_data(*([],)) == {}
-
-
-def test_step2_case_4():
-    import importlib.util
-    spec = importlib.util.spec_from_file_location('m', APP / 'step2/tools.py')
-    m = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(m)
-    assert m.compute_data(*(['Hi'],)) == {'hi': 1}
+    assert m.calc_value(*([70],)) == 84.0
 
 
 def test_step3_script_exists():
-    assert (APP / 'step3/salt.sh').is_file()
+    assert (APP / 'step3/falcon.sh').is_file()
 
 
 def test_step3_script_executable():
     import os
-    assert os.access(APP / 'step3/salt.sh', os.X_OK)
+    assert os.access(APP / 'step3/falcon.sh', os.X_OK)
 
 
 def test_step3_hidden_input_1():
     import tempfile
     with tempfile.NamedTemporaryFile('w', suffix='.txt', delete=False) as f:
-        f.write('bloom dune prism meteor\npine planet solar harbor\ncable cobalt zephyr\n')
-    assert run(['bash', 'step3/salt.sh', f.name]).stdout.strip() == 'pine planet solar harbor'
+        f.write('tide pine planet solar harbor desert\ncobalt zephyr tulip plum\nlemon garden ocean harbor garnet anchor\ngarnet reef\ngarden birch nebula breeze moss\nsummit moss cloud tulip\nember glacier\n')
+    assert run(['bash', 'step3/falcon.sh', f.name]).stdout.strip() == 'lemon garden ocean harbor garnet anchor'
 
 
 def test_step3_hidden_input_2():
     import tempfile
     with tempfile.NamedTemporaryFile('w', suffix='.txt', delete=False) as f:
-        f.write('lemon garden ocean harbor garnet anchor\ngarnet reef\ngarden birch nebula breeze moss\nsummit moss cloud tulip\nember glacier\n')
-    assert run(['bash', 'step3/salt.sh', f.name]).stdout.strip() == 'lemon garden ocean harbor garnet anchor'
+        f.write('border sky stone tulip anchor\napple marble solar maple\nridge tundra\nbirch border winter cipher\nquill marble crystal border\nslate harbor forest willow badge\npine shadow\nmoss ivory apple\n')
+    assert run(['bash', 'step3/falcon.sh', f.name]).stdout.strip() == 'slate harbor forest willow badge'
 
 
 def test_step3_hidden_input_3():
     import tempfile
     with tempfile.NamedTemporaryFile('w', suffix='.txt', delete=False) as f:
-        f.write('border sky stone tulip anchor\napple marble solar maple\n\n\nridge tundra\nbirch border winter cipher\nquill marble crystal border\nslate harbor forest willow badge\npine shadow\nmoss ivory apple\n')
-    assert run(['bash', 'step3/salt.sh', f.name]).stdout.strip() == 'slate harbor forest willow badge'
+        f.write('spruce planet quartz tundra\ncobalt ocean pebble slate quartz walnut\n\n\ndawn lagoon\nfern cotton lotus storm pine river\n')
+    assert run(['bash', 'step3/falcon.sh', f.name]).stdout.strip() == 'cobalt ocean pebble slate quartz walnut'
 
 
 def test_inputs_unpacked():

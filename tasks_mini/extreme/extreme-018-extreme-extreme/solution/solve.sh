@@ -12,16 +12,15 @@ mkdir -p step2
 for f in *.*; do e="${f##*.}"; mkdir -p "$e"; mv "$f" "$e/"; done
 )
 mkdir -p step3
-( cat > step3/core.py <<'EOF'
-"""Helpers for the billing job."""
+( cat > step3/tools.py <<'EOF'
+"""Helpers for the report job."""
 
 
-def helper_data(words):
-    # counts words case-insensitively, returns a dict
-    counts = {}
-    for w in words:
-        w = w.lower()
-        counts[w] = counts.get(w, 0) + 1
-    return counts
+def process_value(prices):
+    # total with 19% tax, rounded to cents
+    total = 0
+    for p in prices:
+        total += p * (1 + 19 / 100)
+    return round(total, 2)
 EOF
 )

@@ -39,7 +39,7 @@ def test_members_present():
     def members(rel):
         with tarfile.open(APP / rel, 'r:gz') as t:
             return {m.name.lstrip('./'): t.extractfile(m).read().decode() for m in t.getmembers() if m.isfile()}
-    assert set(members('pepper_backup.tar.gz')) == {'pepper/arrow.txt', 'pepper/meadow.txt', 'pepper/badge.txt'}
+    assert sorted(members('pepper_backup.tar.gz')) == ['pepper/arrow.txt', 'pepper/badge.txt', 'pepper/meadow.txt']
 
 
 def test_contents_match():

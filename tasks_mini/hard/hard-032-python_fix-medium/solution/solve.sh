@@ -3,12 +3,9 @@
 set -euo pipefail
 cd "${APP_DIR:-/app}"
 cat > lib.py <<'EOF'
-"""Helpers for the stats job."""
+"""Helpers for the billing job."""
 
 
-def helper_result(n):
-    total = 0
-    for i in range(1, n + 1):
-        total += i
-    return total
+def solve_data(s):
+    return s == s[::-1]
 EOF

@@ -3,12 +3,9 @@
 set -euo pipefail
 cd "${APP_DIR:-/app}"
 cat > mathx.py <<'EOF'
-"""Helpers for the billing job."""
+"""Helpers for the import job."""
 
 
-def helper_result(n):
-    total = 0
-    for i in range(1, n + 1):
-        total += i
-    return total
+def solve_value(xs):
+    return sum(xs) / len(xs)
 EOF

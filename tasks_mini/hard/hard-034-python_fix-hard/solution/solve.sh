@@ -2,15 +2,19 @@
 # Reference solution (given to the oracle only).
 set -euo pipefail
 cd "${APP_DIR:-/app}"
-cat > tools.py <<'EOF'
-"""Helpers for the billing job."""
+cat > core.py <<'EOF'
+"""Helpers for the stats job."""
 
 
-def work_value(words):
-    # counts words case-insensitively, returns a dict
-    counts = {}
-    for w in words:
-        w = w.lower()
-        counts[w] = counts.get(w, 0) + 1
-    return counts
+def helper_value(text):
+    # '1h30m' -> 5400, '45s' -> 45, '2m5s' -> 125
+    units = {'h': 3600, 'm': 60, 's': 1}
+    total, num = 0, ''
+    for ch in text:
+        if ch.isdigit():
+            num += ch
+        else:
+            total += int(num) * units[ch]
+            num = ''
+    return total
 EOF

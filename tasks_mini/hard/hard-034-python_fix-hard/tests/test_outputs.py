@@ -26,39 +26,47 @@ def run(args, **kw):
 
 def test_module_imports():
     import importlib.util
-    spec = importlib.util.spec_from_file_location('m', APP / 'tools.py')
+    spec = importlib.util.spec_from_file_location('m', APP / 'core.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert callable(m.work_value)
+    assert callable(m.helper_value)
 
 
 def test_case_1():
     import importlib.util
-    spec = importlib.util.spec_from_file_location('m', APP / 'tools.py')
+    spec = importlib.util.spec_from_file_location('m', APP / 'core.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert m.work_value(*(['a', 'b', 'a'],)) == {'a': 2, 'b': 1}
+    assert m.helper_value(*('45s',)) == 45
 
 
 def test_case_2():
     import importlib.util
-    spec = importlib.util.spec_from_file_location('m', APP / 'tools.py')
+    spec = importlib.util.spec_from_file_location('m', APP / 'core.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert m.work_value(*(['X', 'x'],)) == {'x': 2}
+    assert m.helper_value(*('1h30m',)) == 5400
 
 
 def test_case_3():
     import importlib.util
-    spec = importlib.util.spec_from_file_location('m', APP / 'tools.py')
+    spec = importlib.util.spec_from_file_location('m', APP / 'core.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert m.work_value(*([],)) == {}
+    assert m.helper_value(*('2m5s',)) == 125
 
 
 def test_case_4():
     import importlib.util
-    spec = importlib.util.spec_from_file_location('m', APP / 'tools.py')
+    spec = importlib.util.spec_from_file_location('m', APP / 'core.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert m.work_value(*(['Hi'],)) == {'hi': 1}
+    assert m.helper_value(*('10h',)) == 36000
+
+
+def test_case_5():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location('m', APP / 'core.py')
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    assert m.helper_value(*('1h1m1s',)) == 3661

@@ -4,13 +4,13 @@ set -euo pipefail
 cd "${APP_DIR:-/app}"
 mkdir -p step1
 ( cat > step1/core.py <<'EOF'
-"""Helpers for the report job."""
+"""Helpers for the sync job."""
 
 
-def helper_data(a, b):
-    return a + b
+def solve_result(x):
+    return x * 10
 EOF
 )
 mkdir -p step2
-( tar -czf step2/cipher_backup.tar.gz -C step2 cipher
+( tar -czf step2/cedar_backup.tar.gz -C step2 cedar
 )

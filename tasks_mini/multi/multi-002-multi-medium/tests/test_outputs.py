@@ -29,7 +29,7 @@ def test_step1_module_imports():
     spec = importlib.util.spec_from_file_location('m', APP / 'step1/core.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert callable(m.helper_data)
+    assert callable(m.solve_result)
 
 
 def test_step1_case_1():
@@ -37,7 +37,7 @@ def test_step1_case_1():
     spec = importlib.util.spec_from_file_location('m', APP / 'step1/core.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert m.helper_data(*(2, 3)) == 5
+    assert m.solve_result(*(25,)) == 250
 
 
 def test_step1_case_2():
@@ -45,7 +45,7 @@ def test_step1_case_2():
     spec = importlib.util.spec_from_file_location('m', APP / 'step1/core.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert m.helper_data(*(-4, 9)) == 5
+    assert m.solve_result(*(19,)) == 190
 
 
 def test_step1_case_3():
@@ -53,17 +53,17 @@ def test_step1_case_3():
     spec = importlib.util.spec_from_file_location('m', APP / 'step1/core.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert m.helper_data(*(0, 0)) == 0
+    assert m.solve_result(*(23,)) == 230
 
 
 def test_step2_archive_exists():
-    assert (APP / 'step2/cipher_backup.tar.gz').is_file()
+    assert (APP / 'step2/cedar_backup.tar.gz').is_file()
 
 
 def test_step2_is_gzip_tar():
     import tarfile
-    assert tarfile.is_tarfile(APP / 'step2/cipher_backup.tar.gz')
-    assert (APP / 'step2/cipher_backup.tar.gz').read_bytes()[:2] == b'\x1f\x8b'
+    assert tarfile.is_tarfile(APP / 'step2/cedar_backup.tar.gz')
+    assert (APP / 'step2/cedar_backup.tar.gz').read_bytes()[:2] == b'\x1f\x8b'
 
 
 def test_step2_members_present():
@@ -71,7 +71,7 @@ def test_step2_members_present():
     def members(rel):
         with tarfile.open(APP / rel, 'r:gz') as t:
             return {m.name.lstrip('./'): t.extractfile(m).read().decode() for m in t.getmembers() if m.isfile()}
-    assert set(members('step2/cipher_backup.tar.gz')) == {'cipher/coral.txt', 'cipher/oak.txt'}
+    assert sorted(members('step2/cedar_backup.tar.gz')) == ['cedar/linen.txt', 'cedar/mirror.txt']
 
 
 def test_step2_contents_match():
@@ -79,8 +79,8 @@ def test_step2_contents_match():
     def members(rel):
         with tarfile.open(APP / rel, 'r:gz') as t:
             return {m.name.lstrip('./'): t.extractfile(m).read().decode() for m in t.getmembers() if m.isfile()}
-    assert members('step2/cipher_backup.tar.gz') == {'cipher/coral.txt': 'linen island moss summit\n', 'cipher/oak.txt': 'mirror ocean island tundra\n'}
+    assert members('step2/cedar_backup.tar.gz') == {'cedar/linen.txt': 'island moss summit oak\n', 'cedar/mirror.txt': 'ocean island tundra forest\n'}
 
 
 def test_step2_directory_kept():
-    assert (APP / 'step2/cipher').is_dir()
+    assert (APP / 'step2/cedar').is_dir()

@@ -26,52 +26,52 @@ def run(args, **kw):
 
 def test_step1_module_imports():
     import importlib.util
-    spec = importlib.util.spec_from_file_location('m', APP / 'step1/tools.py')
+    spec = importlib.util.spec_from_file_location('m', APP / 'step1/lib.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert callable(m.work_item)
+    assert callable(m.helper_item)
 
 
 def test_step1_case_1():
     import importlib.util
-    spec = importlib.util.spec_from_file_location('m', APP / 'step1/tools.py')
+    spec = importlib.util.spec_from_file_location('m', APP / 'step1/lib.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert m.work_item(*(4,)) == True
+    assert m.helper_item(*(4,)) == True
 
 
 def test_step1_case_2():
     import importlib.util
-    spec = importlib.util.spec_from_file_location('m', APP / 'step1/tools.py')
+    spec = importlib.util.spec_from_file_location('m', APP / 'step1/lib.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert m.work_item(*(7,)) == False
+    assert m.helper_item(*(7,)) == False
 
 
 def test_step1_case_3():
     import importlib.util
-    spec = importlib.util.spec_from_file_location('m', APP / 'step1/tools.py')
+    spec = importlib.util.spec_from_file_location('m', APP / 'step1/lib.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert m.work_item(*(0,)) == True
+    assert m.helper_item(*(0,)) == True
 
 
 def test_step2_script_exists():
-    assert (APP / 'step2/meteor.sh').is_file()
+    assert (APP / 'step2/radar.sh').is_file()
 
 
 def test_step2_script_executable():
     import os
-    assert os.access(APP / 'step2/meteor.sh', os.X_OK)
+    assert os.access(APP / 'step2/radar.sh', os.X_OK)
 
 
 def test_step2_prints_message():
-    r = run(['bash', 'step2/meteor.sh'])
-    assert r.stdout.strip() == 'spruce sunset harbor'
+    r = run(['bash', 'step2/radar.sh'])
+    assert r.stdout.strip() == 'bloom prism tundra'
 
 
 def test_step2_exits_zero():
-    assert run(['bash', 'step2/meteor.sh']).returncode == 0
+    assert run(['bash', 'step2/radar.sh']).returncode == 0
 
 
 def test_inputs_unpacked():

@@ -8,10 +8,10 @@ mkdir -p step1
 )
 mkdir -p step2
 ( cat > step2/mathx.py <<'EOF'
-"""Helpers for the report job."""
+"""Helpers for the sync job."""
 
 
-def compute_data(xs):
-    return min(xs)
+def calc_result(a, b):
+    return a + b
 EOF
 )

@@ -7,11 +7,11 @@ mkdir -p step1
 ( grep -c ' ERROR ' step1/access.log > step1/planet.txt || true
 )
 mkdir -p step2
-( cat > step2/core.py <<'EOF'
-"""Helpers for the import job."""
+( cat > step2/tools.py <<'EOF'
+"""Helpers for the sync job."""
 
 
-def solve_result(n):
-    return n % 2 == 0
+def helper_data(x):
+    return x * 5
 EOF
 )

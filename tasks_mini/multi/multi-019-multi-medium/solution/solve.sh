@@ -7,11 +7,11 @@ mkdir -p step1
 ( tar -czf step1/sage_backup.tar.gz -C step1 sage
 )
 mkdir -p step2
-( cat > step2/utils.py <<'EOF'
+( cat > step2/tools.py <<'EOF'
 """Helpers for the import job."""
 
 
-def solve_data(s):
-    return s == s[::-1]
+def calc_value(xs):
+    return sum(xs) / len(xs)
 EOF
 )

@@ -16,11 +16,11 @@ EOF
 bash step1/linen.sh
 )
 mkdir -p step2
-( cat > step2/lib.py <<'EOF'
+( cat > step2/core.py <<'EOF'
 """Helpers for the import job."""
 
 
-def helper_result(a, b):
-    return a + b
+def helper_result(x):
+    return x * 8
 EOF
 )

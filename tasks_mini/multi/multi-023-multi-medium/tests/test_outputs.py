@@ -39,7 +39,7 @@ def test_step1_members_present():
     def members(rel):
         with tarfile.open(APP / rel, 'r:gz') as t:
             return {m.name.lstrip('./'): t.extractfile(m).read().decode() for m in t.getmembers() if m.isfile()}
-    assert set(members('step1/comet_backup.tar.gz')) == {'comet/delta.txt', 'comet/shadow.txt'}
+    assert sorted(members('step1/comet_backup.tar.gz')) == ['comet/delta.txt', 'comet/shadow.txt']
 
 
 def test_step1_contents_match():

@@ -39,7 +39,7 @@ def test_members_present():
     def members(rel):
         with tarfile.open(APP / rel, 'r:gz') as t:
             return {m.name.lstrip('./'): t.extractfile(m).read().decode() for m in t.getmembers() if m.isfile()}
-    assert set(members('pebble_backup.tar.gz')) == {'pebble/sage.txt', 'pebble/meteor.txt', 'pebble/reef.txt'}
+    assert sorted(members('pebble_backup.tar.gz')) == ['pebble/meteor.txt', 'pebble/reef.txt', 'pebble/sage.txt']
 
 
 def test_contents_match():

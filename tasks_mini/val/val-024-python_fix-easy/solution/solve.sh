@@ -2,10 +2,10 @@
 # Reference solution (given to the oracle only).
 set -euo pipefail
 cd "${APP_DIR:-/app}"
-cat > utils.py <<'EOF'
-"""Helpers for the report job."""
+cat > mathx.py <<'EOF'
+"""Helpers for the sync job."""
 
 
-def process_item(n):
-    return n % 2 == 0
+def solve_value(x):
+    return x * 8
 EOF

@@ -26,31 +26,31 @@ def run(args, **kw):
 
 def test_module_imports():
     import importlib.util
-    spec = importlib.util.spec_from_file_location('m', APP / 'utils.py')
+    spec = importlib.util.spec_from_file_location('m', APP / 'mathx.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert callable(m.process_item)
+    assert callable(m.solve_value)
 
 
 def test_case_1():
     import importlib.util
-    spec = importlib.util.spec_from_file_location('m', APP / 'utils.py')
+    spec = importlib.util.spec_from_file_location('m', APP / 'mathx.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert m.process_item(*(4,)) == True
+    assert m.solve_value(*(-20,)) == -160
 
 
 def test_case_2():
     import importlib.util
-    spec = importlib.util.spec_from_file_location('m', APP / 'utils.py')
+    spec = importlib.util.spec_from_file_location('m', APP / 'mathx.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert m.process_item(*(7,)) == False
+    assert m.solve_value(*(34,)) == 272
 
 
 def test_case_3():
     import importlib.util
-    spec = importlib.util.spec_from_file_location('m', APP / 'utils.py')
+    spec = importlib.util.spec_from_file_location('m', APP / 'mathx.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert m.process_item(*(0,)) == True
+    assert m.solve_value(*(-12,)) == -96

@@ -2,10 +2,10 @@
 # Reference solution (given to the oracle only).
 set -euo pipefail
 cd "${APP_DIR:-/app}"
-cat > core.py <<'EOF'
+cat > lib.py <<'EOF'
 """Helpers for the report job."""
 
 
-def process_data(a, b):
-    return a * b
+def helper_item(x):
+    return x * 9
 EOF

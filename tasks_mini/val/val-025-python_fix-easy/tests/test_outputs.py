@@ -26,31 +26,31 @@ def run(args, **kw):
 
 def test_module_imports():
     import importlib.util
-    spec = importlib.util.spec_from_file_location('m', APP / 'core.py')
+    spec = importlib.util.spec_from_file_location('m', APP / 'lib.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert callable(m.process_data)
+    assert callable(m.helper_item)
 
 
 def test_case_1():
     import importlib.util
-    spec = importlib.util.spec_from_file_location('m', APP / 'core.py')
+    spec = importlib.util.spec_from_file_location('m', APP / 'lib.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert m.process_data(*(2, 3)) == 6
+    assert m.helper_item(*(12,)) == 108
 
 
 def test_case_2():
     import importlib.util
-    spec = importlib.util.spec_from_file_location('m', APP / 'core.py')
+    spec = importlib.util.spec_from_file_location('m', APP / 'lib.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert m.process_data(*(-4, 5)) == -20
+    assert m.helper_item(*(-7,)) == -63
 
 
 def test_case_3():
     import importlib.util
-    spec = importlib.util.spec_from_file_location('m', APP / 'core.py')
+    spec = importlib.util.spec_from_file_location('m', APP / 'lib.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert m.process_data(*(7, 0)) == 0
+    assert m.helper_item(*(-12,)) == -108

@@ -2,10 +2,10 @@
 # Reference solution (given to the oracle only).
 set -euo pipefail
 cd "${APP_DIR:-/app}"
-cat > lib.py <<'EOF'
-"""Helpers for the billing job."""
+cat > core.py <<'EOF'
+"""Helpers for the stats job."""
 
 
-def calc_data(s):
-    return s == s[::-1]
+def compute_value(x):
+    return max(60, min(61, x))
 EOF

@@ -26,39 +26,47 @@ def run(args, **kw):
 
 def test_module_imports():
     import importlib.util
-    spec = importlib.util.spec_from_file_location('m', APP / 'lib.py')
+    spec = importlib.util.spec_from_file_location('m', APP / 'core.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert callable(m.calc_data)
+    assert callable(m.compute_value)
 
 
 def test_case_1():
     import importlib.util
-    spec = importlib.util.spec_from_file_location('m', APP / 'lib.py')
+    spec = importlib.util.spec_from_file_location('m', APP / 'core.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert m.calc_data(*('level',)) == True
+    assert m.compute_value(*(53,)) == 60
 
 
 def test_case_2():
     import importlib.util
-    spec = importlib.util.spec_from_file_location('m', APP / 'lib.py')
+    spec = importlib.util.spec_from_file_location('m', APP / 'core.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert m.calc_data(*('abc',)) == False
+    assert m.compute_value(*(64,)) == 61
 
 
 def test_case_3():
     import importlib.util
-    spec = importlib.util.spec_from_file_location('m', APP / 'lib.py')
+    spec = importlib.util.spec_from_file_location('m', APP / 'core.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert m.calc_data(*('',)) == True
+    assert m.compute_value(*(60,)) == 60
 
 
 def test_case_4():
     import importlib.util
-    spec = importlib.util.spec_from_file_location('m', APP / 'lib.py')
+    spec = importlib.util.spec_from_file_location('m', APP / 'core.py')
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    assert m.calc_data(*('ab',)) == False
+    assert m.compute_value(*(60,)) == 60
+
+
+def test_case_5():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location('m', APP / 'core.py')
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    assert m.compute_value(*(61,)) == 61

@@ -1,5 +1,5 @@
 """Helpers for the report job."""
 
 
-def solve_data(a, b):
+def work_data(a, b):
     return a + b

@@ -1,5 +1,5 @@
-"""Helpers for the report job."""
+"""Helpers for the sync job."""
 
 
-def helper_data(a, b):
-    return a - b
+def solve_result(x):
+    return x + 10

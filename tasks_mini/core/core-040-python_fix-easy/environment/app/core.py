@@ -1,0 +1,5 @@
+"""Helpers for the sync job."""
+
+
+def helper_result(a, b):
+    return a + b

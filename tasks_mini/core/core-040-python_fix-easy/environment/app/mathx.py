@@ -1,5 +1,0 @@
-"""Helpers for the sync job."""
-
-
-def solve_item(n):
-    return n % 2 == 1

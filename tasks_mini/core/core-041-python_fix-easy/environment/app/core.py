@@ -1,5 +1,0 @@
-"""Helpers for the billing job."""
-
-
-def process_result(xs):
-    return max(xs)

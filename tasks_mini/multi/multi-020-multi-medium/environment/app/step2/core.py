@@ -1,0 +1,5 @@
+"""Helpers for the import job."""
+
+
+def helper_result(x):
+    return x + 8

@@ -1,5 +1,0 @@
-"""Helpers for the import job."""
-
-
-def helper_result(a, b):
-    return a - b

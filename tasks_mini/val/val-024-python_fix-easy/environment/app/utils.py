@@ -1,5 +1,0 @@
-"""Helpers for the report job."""
-
-
-def process_item(n):
-    return n % 2 == 1

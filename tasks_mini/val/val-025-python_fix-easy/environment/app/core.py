@@ -1,5 +1,0 @@
-"""Helpers for the report job."""
-
-
-def process_data(a, b):
-    return a + b

@@ -1,0 +1,46 @@
+"""Shared fixtures. Run everything with `make test` (or `pytest tests notebooks --nbmake`)."""
+
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+REPO = Path(__file__).resolve().parent.parent
+TASKS = REPO / "tasks_mini"
+
+
+@pytest.fixture(scope="session")
+def bwrap_ok():
+    from rsi_lite.sandbox import bwrap_available
+
+    why = bwrap_available()
+    if why:
+        pytest.skip(f"bubblewrap sandbox unavailable: {why}")
+    return True
+
+
+def write_harbor_task(root: Path, *, dockerfile: str, files: dict[str, str], test_py: str, solve: str,
+                      instruction: str = "Do the thing.") -> Path:
+    """A minimal Harbor task written the way someone else might write one (no rsi-lite helpers)."""
+    root.mkdir(parents=True)
+    (root / "instruction.md").write_text(instruction + "\n")
+    (root / "task.toml").write_text('version = "1.0"\n\n[metadata]\ndifficulty = "easy"\ncategory = "demo"\n\n[verifier]\ntimeout_sec = 60.0\n')
+    env = root / "environment"
+    env.mkdir()
+    (env / "Dockerfile").write_text(textwrap.dedent(dockerfile))
+    for rel, text in files.items():
+        (env / rel).parent.mkdir(parents=True, exist_ok=True)
+        (env / rel).write_text(text)
+    tests = root / "tests"
+    tests.mkdir()
+    (tests / "test.sh").write_text(
+        "#!/bin/bash\nmkdir -p /logs/verifier\n"
+        "pytest --ctrf /logs/verifier/ctrf.json /tests/test_outputs.py -rA\n"
+        "if [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n")
+    (tests / "test_outputs.py").write_text(textwrap.dedent(test_py))
+    (root / "solution").mkdir()
+    (root / "solution" / "solve.sh").write_text("#!/bin/bash\n" + solve + "\n")
+    return root

@@ -1,0 +1,85 @@
+"""The Docker backend against a real engine (no mocks).
+
+Skips with the reason when no engine answers or the base image is missing. To run these
+on a Debian machine as root:
+
+    apt-get install -y docker.io debootstrap && (dockerd > /tmp/dockerd.log 2>&1 &)
+    rsi-lite sandbox base-image
+    pytest tests/test_docker.py
+
+(`.ci/run` does exactly this.)  Run: pytest tests/test_docker.py
+"""
+
+import os
+
+import pytest
+
+from rsi_lite.sandbox import SandboxLimits, docker_available, make_sandbox
+from rsi_lite.tasks import find_tasks, load_task
+from rsi_lite.tasks.check import check_task
+from rsi_lite.verify import verify_sandbox
+
+from .conftest import TASKS
+
+BASE = "rsi-lite/base:bookworm"
+
+
+@pytest.fixture(scope="module")
+def engine():
+    why = docker_available()
+    if why:
+        pytest.skip(why)
+    import docker
+
+    try:
+        docker.from_env().images.get(BASE)
+    except docker.errors.ImageNotFound:
+        pytest.skip(f"base image {BASE} missing: run `rsi-lite sandbox base-image`")
+    return True
+
+
+def _first(suite):
+    return load_task(TASKS / suite / sorted(os.listdir(TASKS / suite))[0])
+
+
+@pytest.mark.parametrize("suite", ["core", "swr", "multi"])
+def test_generated_tasks_check_under_docker(engine, suite):
+    result = check_task(_first(suite), backend="docker")
+    assert result.ok, result.reason
+
+
+def test_docker_shell_state_timeout_and_restart(engine):
+    with make_sandbox(_first("core"), backend="docker", limits=SandboxLimits(command_timeout=5, grace=1)) as s:
+        s.exec("cd /tmp && export X=1")
+        assert s.exec("pwd; echo $X").output.split() == ["/tmp", "1"]
+        r = s.exec("sleep 30", timeout=1)
+        assert r.timed_out
+        r = s.exec("trap '' INT; sleep 30", timeout=1)
+        assert r.timed_out and r.shell_restarted
+        assert s.exec("echo alive").output.strip() == "alive"
+
+
+def test_docker_network_is_off_and_fork_bomb_contained(engine):
+    with make_sandbox(_first("core"), backend="docker", limits=SandboxLimits(command_timeout=5, grace=1)) as s:
+        r = s.exec("python3 -c \"import socket; s=socket.socket(); s.settimeout(2); s.connect(('1.1.1.1', 80))\"")
+        assert r.exit_code != 0
+        s.exec("f(){ f|f& }; f; sleep 1", timeout=3)
+        assert s.exec("echo alive", timeout=10).output.strip().endswith("alive")
+
+
+def test_docker_fake_reward_does_not_pass(engine):
+    task = _first("core")
+    with make_sandbox(task, backend="docker") as s:
+        s.exec("mkdir -p /logs/verifier && echo 1 > /logs/verifier/reward.txt")
+        report = verify_sandbox(s, task)
+    assert report.strict == 0 and report.valid
+
+
+def test_docker_verifier_writes_the_old_ctrf_shape(engine):
+    # the base image carries pytest-json-ctrf 0.3.5, as Harbor pins it: the parser must read it
+    task = _first("core")
+    with make_sandbox(task, backend="docker") as s:
+        s.upload(task.solution_dir, "/tmp/solution")
+        s.exec("bash /tmp/solution/solve.sh")
+        report = verify_sandbox(s, task)
+    assert report.strict == 1 and report.passed == report.total > 0

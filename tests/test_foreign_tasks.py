@@ -1,0 +1,140 @@
+"""Tasks written by someone else: Harbor-layout dirs and Terminal-Bench 1 imports.
+
+Run: pytest tests/test_foreign_tasks.py
+"""
+
+import textwrap
+
+import pytest
+
+from rsi_lite.sandbox import SandboxError, make_sandbox
+from rsi_lite.tasks import TaskError, load_task
+from rsi_lite.tasks.check import check_task
+from rsi_lite.tasks.task import parse_dockerfile
+from rsi_lite.tasks.tb1_import import import_tb1
+
+from .conftest import write_harbor_task
+
+TEST_PY = """
+import os
+from pathlib import Path
+
+def test_greeting():
+    assert Path("/app/out.txt").read_text().strip() == os.environ.get("GREETING", "?") + " " + Path("/app/data/name.txt").read_text().strip()
+
+def test_data_kept():
+    assert Path("/app/data/name.txt").is_file()
+"""
+
+
+def test_dockerfile_parsing(tmp_path):
+    env = tmp_path / "environment"
+    (env / "src").mkdir(parents=True)
+    (env / "src" / "a.txt").write_text("a")
+    (env / "b.txt").write_text("b")
+    (env / "Dockerfile").write_text(textwrap.dedent("""\
+        # comment
+        FROM python:3.13-slim
+        WORKDIR /app
+        ENV A=1 B="two words"
+        ENV C 3
+        COPY src/ /app/src/
+        COPY b.txt ./
+        RUN apt-get update && \\
+            apt-get install -y curl
+        CMD ["bash"]
+        """))
+    spec = parse_dockerfile(env / "Dockerfile")
+    assert spec.base_image == "python:3.13-slim" and spec.workdir == "/app"
+    assert spec.env == {"A": "1", "B": "two words", "C": "3"}
+    assert [(p.name, d) for p, d in spec.copies] == [("src", "/app/src"), ("b.txt", "/app/b.txt")]
+    assert len(spec.unsupported) == 1 and spec.unsupported[0][0] == 8 and spec.unsupported[0][1].startswith("RUN")
+
+
+def test_copy_outside_the_context_is_refused(tmp_path):
+    env = tmp_path / "environment"
+    env.mkdir()
+    (env / "Dockerfile").write_text("FROM x\nCOPY ../secret /app/\n")
+    with pytest.raises(TaskError, match="outside the build context"):
+        parse_dockerfile(env / "Dockerfile")
+
+
+def test_bad_task_toml_names_file_and_field(tmp_path):
+    root = write_harbor_task(tmp_path / "t", dockerfile="FROM x\n", files={}, test_py="def test_x(): pass\n", solve="true")
+    (root / "task.toml").write_text("[verifier]\ntimeout_sec = -5\n")
+    with pytest.raises(TaskError, match=r"task.toml: verifier.timeout_sec"):
+        load_task(root)
+    (root / "task.toml").write_text("[metadata\n")
+    with pytest.raises(TaskError, match="task.toml: invalid TOML"):
+        load_task(root)
+
+
+def test_a_harbor_task_from_elsewhere_runs_unchanged_under_bubblewrap(tmp_path, bwrap_ok):
+    root = write_harbor_task(
+        tmp_path / "greet", instruction="Write GREETING followed by the name in data/name.txt to /app/out.txt.",
+        dockerfile="FROM ubuntu:24.04\nWORKDIR /app\nENV GREETING=hello\nCOPY data /app/data\n",
+        files={"data/name.txt": "ada\n"}, test_py=TEST_PY, solve='echo "$GREETING $(cat /app/data/name.txt)" > /app/out.txt')
+    result = check_task(load_task(root), backend="bwrap")
+    assert result.ok, result.reason
+    assert result.solution.passed == 2 and result.noop.passed == 1
+
+
+def test_a_task_with_run_steps_gets_an_error_naming_docker(tmp_path, bwrap_ok):
+    root = write_harbor_task(tmp_path / "needs-run", dockerfile="FROM ubuntu\nRUN apt-get install -y jq\nWORKDIR /app\n",
+                             files={}, test_py="def test_x(): pass\n", solve="true")
+    with pytest.raises(SandboxError, match="Docker backend"):
+        make_sandbox(load_task(root), backend="bwrap").start()
+
+
+def _tb1_task(root):
+    (root / "tests").mkdir(parents=True)
+    (root / "task.yaml").write_text(textwrap.dedent("""\
+        instruction: |
+          Create /app/answer.txt containing the sum of the numbers in /app/numbers.txt.
+        author_name: someone
+        difficulty: easy
+        category: arithmetic
+        tags: [files, math]
+        max_agent_timeout_sec: 120
+        max_test_timeout_sec: 30
+        """))
+    (root / "Dockerfile").write_text("FROM ghcr.io/laude-institute/t-bench/python-3-13:20250620\nWORKDIR /app\nCOPY numbers.txt /app/\n")
+    (root / "numbers.txt").write_text("3\n4\n5\n")
+    (root / "docker-compose.yaml").write_text("services: {}\n")
+    (root / "run-tests.sh").write_text(
+        "#!/bin/bash\napt-get update\napt-get install -y curl\ncurl -LsSf https://astral.sh/uv/0.7.13/install.sh | sh\n"
+        "source $HOME/.local/bin/env\nuv venv .tbench-testing\nuv pip install pytest==8.4.1\nuv run pytest $TEST_DIR/test_outputs.py -rA\n")
+    (root / "tests" / "test_outputs.py").write_text(
+        "import os\nfrom pathlib import Path\n\ndef test_answer():\n    assert Path('/app/answer.txt').read_text().strip() == '12'\n\n"
+        "def test_test_dir_is_set():\n    assert os.environ['TEST_DIR'] == '/tests'\n")
+    (root / "solution.sh").write_text("#!/bin/bash\npaste -sd+ /app/numbers.txt | bc > /app/answer.txt || python3 -c \"print(sum(map(int, open('/app/numbers.txt'))))\" > /app/answer.txt\n")
+    return root
+
+
+def test_tb1_import_maps_every_field(tmp_path):
+    dest, warnings = import_tb1(_tb1_task(tmp_path / "tb1"), tmp_path / "harbor")
+    assert warnings == []
+    t = load_task(dest)
+    assert t.instruction.startswith("Create /app/answer.txt")
+    assert t.agent_timeout_sec == 120 and t.verifier_timeout_sec == 30
+    assert t.metadata["family"] == "arithmetic" and t.metadata["tags"] == ["files", "math"]
+    assert t.metadata["author_name"] == "someone" and t.difficulty == "easy"
+    assert (dest / "environment" / "numbers.txt").is_file() and not (dest / "environment" / "docker-compose.yaml").exists()
+    assert (dest / "tests" / "run-tests.orig.sh").is_file()
+
+
+def test_tb1_import_passes_the_task_check(tmp_path, bwrap_ok):
+    dest, _ = import_tb1(_tb1_task(tmp_path / "tb1"), tmp_path / "harbor")
+    result = check_task(load_task(dest), backend="bwrap")
+    assert result.ok, result.reason
+
+
+def test_tb1_import_reports_what_it_dropped_and_refuses_bad_input(tmp_path):
+    src = _tb1_task(tmp_path / "tb1")
+    (src / "run-tests.sh").write_text("#!/bin/bash\nservice postgresql start\npytest $TEST_DIR -rA\n")
+    _, warnings = import_tb1(src, tmp_path / "h1")
+    assert warnings and "service postgresql start" in warnings[0]
+    (src / "task.yaml").write_text("difficulty: easy\n")
+    with pytest.raises(TaskError, match="task.yaml: field 'instruction'"):
+        import_tb1(src, tmp_path / "h2")
+    assert not (tmp_path / "h2").exists()
