@@ -86,8 +86,8 @@ def test_task_layout_and_metadata():
 
 
 def test_core_is_mostly_one_command_tasks():
+    # the bundled 135M model can solve one-command tasks with help: core must hold many of them
     tasks = find_tasks(TASKS / "core")
-    easy = [t for t in tasks if t.difficulty == "easy"]
-    assert len(easy) >= 0.7 * len(tasks)
-    one_liners = [t for t in easy if len((t.solution_dir / "solve.sh").read_text().strip().splitlines()) <= 5]
-    assert len(one_liners) >= 0.8 * len(easy)
+    assert sum(t.difficulty == "easy" for t in tasks) >= 0.7 * len(tasks)
+    body = [(t.solution_dir / "solve.sh").read_text().strip().splitlines()[4:] for t in tasks]
+    assert sum(len(b) == 1 for b in body) >= 0.5 * len(tasks)

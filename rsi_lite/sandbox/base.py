@@ -172,6 +172,10 @@ class Sandbox(ABC):
     def _teardown(self) -> None:
         """Destroy the sandbox and everything running in it."""
 
+    def _initial_copies(self) -> list:
+        """The Dockerfile's COPY lines, replayed at start (the Docker backend builds them into the image)."""
+        return self.environment.copies
+
     def _command_path(self, n: int) -> str:
         """Where the shell finds command `n` (the local backend has no /run/rsi)."""
         return f"/run/rsi/cmd{n}.sh"
@@ -182,7 +186,7 @@ class Sandbox(ABC):
             return self
         self._launch()
         self._started = True
-        for src, dest in self.environment.copies:
+        for src, dest in self._initial_copies():
             self.upload(src, dest)
         ready = self.exec(self.limits.ulimit_line() + " ; true", timeout=20)
         if ready.exit_code != 0:

@@ -91,7 +91,7 @@ class DockerSandbox(Sandbox):
 
         lim = self.limits
         client = self._client()
-        allow_net = bool(self.environment.env.get("RSI_ALLOW_INTERNET")) or self.environment.allow_internet
+        allow_net = self.environment.allow_internet
         self._container = client.containers.run(
             self._image(), ["sleep", "infinity"], detach=True, network_disabled=not allow_net,
             working_dir=self.environment.workdir, mem_limit=f"{lim.memory_mb}m", pids_limit=lim.max_processes,
@@ -104,8 +104,9 @@ class DockerSandbox(Sandbox):
         if self.verifier:
             self._container.exec_run(["mkdir", "-p", "/tests"])
         self._open_shell()
-        # the copies of the Dockerfile are already in the image
-        self.environment.copies = []
+
+    def _initial_copies(self):
+        return []  # the Dockerfile's COPY lines are already in the image
 
     def _open_shell(self) -> None:
         api = self._client().api
