@@ -154,3 +154,10 @@ def test_local_backend_runs_only_by_name_and_warns(tmp_path):
         with make_sandbox(None, backend="local", limits=FAST) as s:
             r = s.exec('echo hi > x.txt; cat x.txt; test "$PWD" = "$APP_DIR" && echo in-workspace')
     assert r.output.split() == ["hi", "in-workspace"]
+
+
+def test_limits_survive_a_shell_restart(sb):
+    before = sb.exec("ulimit -u; ulimit -f").output.split()
+    sb.exec("exit 0")
+    assert sb.exec("ulimit -u; ulimit -f").output.split() == before == [
+        str(sb.limits.max_processes), str(sb.limits.file_size_mb * 1024)]

@@ -29,12 +29,19 @@ from ..tasks.task import EnvironmentSpec
 
 RESPAWN = re.compile(rb"\x1eRSIEXIT:(\d+)\x1e\n?")
 STALE = re.compile(rb"\x1eRSI[0-9a-f]{16}:\d+\x1e\n?")  # a sentinel left over from an interrupted command
-KEEPER = (
-    # the keeper: restarts the interactive shell when it exits or is killed
+_KEEPER_LOOP = (
     # (PS1 is set on the inner shell's line: a non-interactive bash drops it from the environment)
     "cd \"$RSI_WORKDIR\" 2>/dev/null; while :; do PS1= PS2= bash --norc --noprofile --noediting -i; "
     "printf '\\036RSIEXIT:%d\\036\\n' $?; cd \"$RSI_WORKDIR\" 2>/dev/null; done"
 )
+
+
+def keeper_command(limits: "SandboxLimits", *, limit_processes: bool = True) -> list[str]:
+    """The sandbox's long-lived process: sets the limits, then restarts the interactive shell
+    whenever it exits or is killed, so the limits hold for every shell it ever starts."""
+    return ["bash", "--norc", "--noprofile", "-c", limits.ulimit_line(limit_processes) + "; " + _KEEPER_LOOP]
+
+
 SHELL_ENV = {"TERM": "dumb", "LANG": "C.UTF-8", "HISTFILE": "/dev/null"}
 
 
@@ -63,9 +70,9 @@ class SandboxLimits:
     grace: float = 2.0
     """Seconds a command gets after Ctrl-C before its processes are killed."""
 
-    def ulimit_line(self) -> str:
-        return (f"ulimit -u {self.max_processes} -f {self.file_size_mb * 1024} "
-                f"-v {self.memory_mb * 1024} -c 0 2>/dev/null")
+    def ulimit_line(self, limit_processes: bool = True) -> str:
+        nproc = f"ulimit -u {self.max_processes}; " if limit_processes else ""
+        return f"{nproc}ulimit -f {self.file_size_mb * 1024} -v {self.memory_mb * 1024} -c 0"
 
 
 @dataclass
@@ -188,7 +195,7 @@ class Sandbox(ABC):
         self._started = True
         for src, dest in self._initial_copies():
             self.upload(src, dest)
-        ready = self.exec(self.limits.ulimit_line() + " ; true", timeout=20)
+        ready = self.exec("true", timeout=20)
         if ready.exit_code != 0:
             raise SandboxError(f"{self.backend} sandbox did not start: {ready.output[-500:]}")
         return self

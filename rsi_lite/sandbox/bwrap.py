@@ -25,7 +25,7 @@ import termios
 import time
 from pathlib import Path
 
-from .base import KEEPER, SHELL_ENV, Sandbox, SandboxError, freeze_and_kill, read_pty
+from .base import SHELL_ENV, Sandbox, SandboxError, freeze_and_kill, keeper_command, read_pty
 from .files import copy_in, copy_out
 
 NOBODY = 65534
@@ -122,7 +122,7 @@ class BubblewrapSandbox(Sandbox):
             os.setsid()
             fcntl.ioctl(0, termios.TIOCSCTTY, 0)  # the pty becomes the controlling terminal: Ctrl-C works
 
-        keeper = ["bash", "--norc", "--noprofile", "-c", KEEPER]
+        keeper = keeper_command(self.limits)
         if self._owner:
             keeper = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
                       "--inh-caps=-all", "--bounding-set=-all", *keeper]

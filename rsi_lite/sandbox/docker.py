@@ -18,7 +18,7 @@ import tarfile
 import time
 from pathlib import Path
 
-from .base import KEEPER, SHELL_ENV, OutputCap, Sandbox, SandboxError
+from .base import SHELL_ENV, OutputCap, Sandbox, SandboxError, keeper_command
 from .files import CopyLimitExceeded
 
 _IMAGES: dict[str, str] = {}
@@ -110,7 +110,7 @@ class DockerSandbox(Sandbox):
 
     def _open_shell(self) -> None:
         api = self._client().api
-        ex = api.exec_create(self._container.id, ["bash", "--norc", "--noprofile", "-c", KEEPER], stdin=True, tty=True,
+        ex = api.exec_create(self._container.id, keeper_command(self.limits), stdin=True, tty=True,
                              workdir=self.environment.workdir)
         self._sock = api.exec_start(ex["Id"], socket=True, tty=True)
         self._raw: socket.socket = getattr(self._sock, "_sock", self._sock)

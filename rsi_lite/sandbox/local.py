@@ -18,7 +18,7 @@ import termios
 import warnings
 from pathlib import Path
 
-from .base import KEEPER, SHELL_ENV, Sandbox, freeze_and_kill, read_pty
+from .base import SHELL_ENV, Sandbox, freeze_and_kill, keeper_command, read_pty
 from .files import copy_in, copy_out
 
 
@@ -44,8 +44,10 @@ class LocalSandbox(Sandbox):
                "TMPDIR": str(self._dir / "tmp"), "RSI_WORKDIR": work, "APP_DIR": work,
                "TESTS_DIR": str(self._dir / "tests"), "VERIFIER_LOGS_DIR": str(self._dir / "logs" / "verifier"),
                **self.environment.env}
-        self._proc = subprocess.Popen(["bash", "--norc", "--noprofile", "-c", KEEPER], stdin=slave, stdout=slave,
-                                      stderr=slave, env=env, cwd=work, start_new_session=True)
+        # no process limit here: outside a namespace it would count every process of the user
+        keeper = keeper_command(self.limits, limit_processes=False)
+        self._proc = subprocess.Popen(keeper, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=work,
+                                      start_new_session=True)
         os.close(slave)
         self._fd = master
 
