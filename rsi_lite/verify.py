@@ -156,11 +156,11 @@ def run_verifier(task: Task, workspace: Path, *, backend: str = "auto",
     work = task.environment.workdir
     t0 = time.monotonic()
     with make_sandbox(env, backend=backend, limits=limits, verifier=True) as sb:
-        sb.exec(f"find {shlex.quote(work)} -mindepth 1 -delete 2>/dev/null; true", timeout=30)
+        q = lambda p: shlex.quote(sb.shell_path(p))  # noqa: E731
+        sb.exec(f"find {q(work)} {q('/logs/verifier')} -mindepth 1 -delete 2>/dev/null; true", timeout=30)
         sb.upload(workspace, work)
         sb.upload(task.tests_dir, "/tests")
-        sb.exec("rm -rf /logs/verifier/* /logs/verifier/.[!.]* 2>/dev/null; true", timeout=10)
-        r = sb.exec("bash /tests/test.sh", timeout=task.verifier_timeout_sec)
+        r = sb.exec(f"bash {q('/tests/test.sh')}", timeout=task.verifier_timeout_sec)
         files = {n: sb.read_file(f"/logs/verifier/{n}") for n in ("ctrf.json", "reward.txt", "reward.json")}
     return build_report(files["ctrf.json"], files["reward.txt"], files["reward.json"],
                         duration=time.monotonic() - t0, timed_out=r.timed_out, output_tail=r.output[-2000:])
@@ -187,5 +187,5 @@ def solve_with_reference(task: Task, *, backend: str = "auto", limits: SandboxLi
     """Run the task's solution/solve.sh (the oracle), then verify: (command result, report)."""
     with make_sandbox(task, backend=backend, limits=limits) as sb:
         sb.upload(task.solution_dir, "/tmp/solution")  # Harbor mounts it at /solution; /tmp is writable everywhere
-        result = sb.exec("bash /tmp/solution/solve.sh", timeout=task.agent_timeout_sec)
+        result = sb.exec(f"bash {shlex.quote(sb.shell_path('/tmp/solution/solve.sh'))}", timeout=task.agent_timeout_sec)
         return result, verify_sandbox(sb, task, limits=limits)

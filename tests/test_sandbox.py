@@ -161,3 +161,11 @@ def test_limits_survive_a_shell_restart(sb):
     sb.exec("exit 0")
     assert sb.exec("ulimit -u; ulimit -f").output.split() == before == [
         str(sb.limits.max_processes), str(sb.limits.file_size_mb * 1024)]
+
+
+def test_local_backend_checks_a_generated_task():
+    from rsi_lite.tasks.check import check_task
+
+    with pytest.warns(UserWarning):
+        result = check_task(load_task(TASKS / "core" / sorted(os.listdir(TASKS / "core"))[0]), backend="local")
+    assert result.ok, result.reason

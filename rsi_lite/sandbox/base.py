@@ -179,6 +179,10 @@ class Sandbox(ABC):
     def _teardown(self) -> None:
         """Destroy the sandbox and everything running in it."""
 
+    def shell_path(self, path: str) -> str:
+        """`path` as the sandbox's shell sees it (the same, except in the local backend)."""
+        return path
+
     def _initial_copies(self) -> list:
         """The Dockerfile's COPY lines, replayed at start (the Docker backend builds them into the image)."""
         return self.environment.copies

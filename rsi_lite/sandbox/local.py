@@ -13,6 +13,7 @@ import pty
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import termios
 import warnings
@@ -40,7 +41,7 @@ class LocalSandbox(Sandbox):
         attrs[3] &= ~termios.ECHO
         termios.tcsetattr(slave, termios.TCSANOW, attrs)
         work = str(self._map[self.environment.workdir.rstrip("/") or "/app"])
-        env = {**SHELL_ENV, "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(self._dir / "tmp"),
+        env = {**SHELL_ENV, "PATH": os.pathsep.join([os.path.join(sys.prefix, "bin"), os.environ.get("PATH", "/usr/bin:/bin")]), "HOME": str(self._dir / "tmp"),
                "TMPDIR": str(self._dir / "tmp"), "RSI_WORKDIR": work, "APP_DIR": work,
                "TESTS_DIR": str(self._dir / "tests"), "VERIFIER_LOGS_DIR": str(self._dir / "logs" / "verifier"),
                **self.environment.env}
@@ -59,8 +60,11 @@ class LocalSandbox(Sandbox):
                 return self._map[prefix] / path[len(prefix):].lstrip("/")
         raise ValueError(f"local sandbox: {path} is outside the sandbox's folders ({', '.join(self._map)})")
 
+    def shell_path(self, path: str) -> str:
+        return str(self._host(path))
+
     def _command_path(self, n: int) -> str:
-        return str(self._host(f"/run/rsi/cmd{n}.sh"))
+        return self.shell_path(f"/run/rsi/cmd{n}.sh")
 
     def _write(self, data: bytes) -> None:
         os.write(self._fd, data)
