@@ -70,22 +70,23 @@ class BubblewrapSandbox(Sandbox):
                 args += ["--symlink", os.readlink(p), str(p)]
             elif p.is_dir():
                 args += ["--ro-bind", str(p), str(p)]
-        made = {"/", "/usr", "/etc"}
-        for root in _python_roots():
-            # bwrap makes missing parents 0700; the sandbox user must be able to walk down to Python
-            parents = [str(q) for q in reversed(Path(root).parents) if str(q) not in made]
-            for q in parents:
-                args += ["--dir", q]
-                made.add(q)
-            args += ["--ro-bind", root, root]
         args += ["--proc", "/proc", "--dev", "/dev",
                  "--perms", "1777", "--size", str(lim.tmp_size_mb << 20), "--tmpfs", "/tmp",
                  "--size", str(lim.app_size_mb << 20), "--tmpfs", work,
                  "--size", str(16 << 20), "--tmpfs", "/logs", "--dir", "/logs/verifier",
-                 "--size", str(8 << 20), "--tmpfs", "/run", "--dir", "/run/rsi",
-                 "--remount-ro", "/", "--chdir", work, "--clearenv"]
+                 "--size", str(8 << 20), "--tmpfs", "/run", "--dir", "/run/rsi"]
         if self.verifier:
-            args[-5:-5] = ["--size", str(64 << 20), "--tmpfs", "/tests"]
+            args += ["--size", str(64 << 20), "--tmpfs", "/tests"]
+        # Python comes last, so a virtual environment under /tmp is not hidden by the /tmp mount
+        made = {"/", "/usr", "/etc", "/tmp", "/run", "/logs", work}
+        for root in _python_roots():
+            # bwrap makes missing parents 0700; the sandbox user must be able to walk down to Python
+            for q in (str(q) for q in reversed(Path(root).parents)):
+                if q not in made:
+                    args += ["--dir", q]
+                    made.add(q)
+            args += ["--ro-bind", root, root]
+        args += ["--remount-ro", "/", "--chdir", work, "--clearenv"]
         path = ":".join([os.path.join(sys.prefix, "bin"), "/usr/local/bin", "/usr/bin", "/bin"])
         env = {**SHELL_ENV, "PATH": path, "HOME": "/tmp", "RSI_WORKDIR": work, **self.environment.env}
         for k, v in env.items():
