@@ -150,6 +150,21 @@ def cmd_sandbox_info(a) -> int:
     return 0
 
 
+def cmd_model_prepare(a) -> int:
+    from .policy.model import prepare_model
+
+    print(prepare_model(force=a.force))
+    return 0
+
+
+def cmd_model_info(a) -> int:
+    from .policy.model import model_info
+
+    for k, v in model_info(a.model).items():
+        print(f"{k:16} {v}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rsi-lite", description=__doc__)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -198,6 +213,14 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--tasks", type=int, nargs="+", required=True)
     s.add_argument("--runs", type=int, nargs="+", default=[1, 2, 3])
     s.set_defaults(fn=cmd_score_audit)
+
+    md = sub.add_parser("model", help="the policy's model").add_subparsers(dest="sub", required=True)
+    m = md.add_parser("prepare", help="convert the bundled GGUF model to safetensors in the cache (once)")
+    m.add_argument("--force", action="store_true")
+    m.set_defaults(fn=cmd_model_prepare)
+    m = md.add_parser("info", help="what is loaded, where from, its size")
+    m.add_argument("model", nargs="?", default="smollm2-135m")
+    m.set_defaults(fn=cmd_model_info)
 
     sb = sub.add_parser("sandbox", help="sandbox tools").add_subparsers(dest="sub", required=True)
     b = sb.add_parser("base-image", help="build the Docker base image locally (debootstrap + docker import)")

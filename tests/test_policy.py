@@ -1,0 +1,87 @@
+"""The bundled model, its preparation, QLoRA loading and generation with log-probabilities.
+
+The generation checks run on a tiny random Llama (fast, exact); the bundled model is
+prepared once per machine (about 25 s, then cached) and loaded in 4-bit.
+Run: pytest tests/test_policy.py
+"""
+
+import pytest
+import torch
+
+from rsi_lite.policy.generate import generate_batch
+from rsi_lite.policy.model import BUNDLED, PolicyConfig, load_policy, model_info, prepare_model
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(str(prepare_model()))
+    tok.pad_token = tok.eos_token
+    return tok
+
+
+@pytest.fixture(scope="module")
+def tiny(tokenizer):
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    cfg = LlamaConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256)
+    return LlamaForCausalLM(cfg).eval()
+
+
+def test_prepared_model_is_cached_and_described():
+    path = prepare_model()
+    assert (path / "model.safetensors").is_file() and (path / "config.json").is_file()
+    assert prepare_model() == path  # second call: no work
+    info = model_info(BUNDLED)
+    assert info["architecture"] == "LlamaForCausalLM" and info["parameters"] == 134_515_008
+    assert info["prepared_from"].endswith(".gguf")
+
+
+@pytest.mark.parametrize("temperature, top_p", [(0.0, 1.0), (1.0, 1.0), (0.7, 1.0), (0.8, 0.9)])
+def test_logprobs_match_a_teacher_forced_forward_pass(tiny, tokenizer, temperature, top_p):
+    prompts = [tokenizer.encode("hello there"), tokenizer.encode("a longer prompt, with more tokens in it")]
+    gens = generate_batch(tiny, tokenizer, prompts, max_new_tokens=8, temperature=temperature, top_p=top_p, seed=3)
+    for p, g in zip(prompts, gens):
+        assert len(g.logprobs) == len(g.token_ids) > 0
+        with torch.no_grad():
+            logits = tiny(torch.tensor([p + g.token_ids])).logits[0, len(p) - 1:-1]
+        logits = logits / (temperature if temperature > 0 else 1.0)
+        if top_p < 1.0:
+            from transformers import TopPLogitsWarper
+
+            logits = TopPLogitsWarper(top_p)(None, logits)
+        ref = torch.log_softmax(logits, -1).gather(1, torch.tensor(g.token_ids)[:, None]).squeeze(1)
+        assert torch.allclose(ref, torch.tensor(g.logprobs), atol=1e-4)
+
+
+def test_left_padding_does_not_change_greedy_output(tiny, tokenizer):
+    short, long = tokenizer.encode("ls -la"), tokenizer.encode("please list every file in the folder, with sizes")
+    alone = generate_batch(tiny, tokenizer, [short], max_new_tokens=6, temperature=0)[0]
+    batched = generate_batch(tiny, tokenizer, [long, short], max_new_tokens=6, temperature=0)[1]
+    assert alone.token_ids == batched.token_ids
+
+
+def test_stop_token_ends_a_generation(tiny, tokenizer):
+    g = generate_batch(tiny, tokenizer, [tokenizer.encode("x")], max_new_tokens=5, temperature=0)[0]
+    stop = g.token_ids[1]
+    g2 = generate_batch(tiny, tokenizer, [tokenizer.encode("x")], max_new_tokens=5, temperature=0, stop_ids=[stop])[0]
+    assert g2.token_ids == g.token_ids[:2] and g2.finish_reason == "stop"
+
+
+def test_qlora_policy_loads_with_a_trainable_actor_adapter_only():
+    pol = load_policy(PolicyConfig(quantization="4bit"))
+    trainable = [n for n, p in pol.model.named_parameters() if p.requires_grad]
+    assert trainable and all("lora_" in n and ".actor." in n for n in trainable)
+    assert any("Linear4bit" in type(m).__name__ for m in pol.model.modules())
+    ids = pol.tokenizer.apply_chat_template([{"role": "user", "content": "Say hi."}], add_generation_prompt=True)
+    ids = ids["input_ids"] if hasattr(ids, "keys") else ids
+    g = generate_batch(pol.model, pol.tokenizer, [list(ids)], max_new_tokens=4, temperature=0)[0]
+    assert len(g.token_ids) >= 1
+
+
+def test_bad_quantization_is_refused():
+    with pytest.raises(ValueError, match="quantization"):
+        load_policy(PolicyConfig(quantization="8bit"))
