@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 KINDS = ("instruction", "action", "observation", "control", "guidance")
 ROLE_OF = {"instruction": "user", "action": "assistant", "observation": "user", "control": "user", "guidance": "user"}
@@ -19,21 +19,26 @@ ROLE_OF = {"instruction": "user", "action": "assistant", "observation": "user", 
 class Message:
     kind: str
     content: str
+    as_role: str | None = None
+    """Only for control text shown as an assistant turn (a worked example's replies)."""
 
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(f"message kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
+        if self.as_role is not None and (self.kind != "control" or self.as_role not in ("user", "assistant")):
+            raise ValueError("only control messages may take another role, and only user or assistant")
 
     @property
     def role(self) -> str:
-        return ROLE_OF[self.kind]
+        return self.as_role or ROLE_OF[self.kind]
 
     def to_dict(self) -> dict:
-        return {**asdict(self), "role": self.role}
+        return {"kind": self.kind, "role": self.role, "content": self.content}
 
     @classmethod
     def from_dict(cls, d: dict) -> "Message":
-        return cls(d["kind"], d["content"])
+        role = d.get("role")
+        return cls(d["kind"], d["content"], role if d["kind"] == "control" and role != ROLE_OF["control"] else None)
 
 
 def strip_kinds(messages: list[Message], kinds=("control", "guidance")) -> list[Message]:

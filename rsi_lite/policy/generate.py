@@ -48,10 +48,32 @@ class _LogprobRecorder:
             self.prev = None
 
 
+class StopOnPattern:
+    """A stopping criterion: a row stops once its generated text matches `pattern` (e.g. a closed code block)."""
+
+    def __init__(self, tokenizer, pattern, prompt_width: int, rows: int):
+        self.tok, self.pattern, self.width = tokenizer, pattern, prompt_width
+        self.stopped_at: list[int | None] = [None] * rows
+        """Generated length at which each row matched (its later tokens are padding)."""
+
+    def __call__(self, input_ids, scores, **kw):
+        import torch
+
+        gen = input_ids[:, self.width:]
+        for i in range(gen.shape[0]):
+            if self.stopped_at[i] is None and self.pattern.search(self.tok.decode(gen[i], skip_special_tokens=True)):
+                self.stopped_at[i] = gen.shape[1]
+        return torch.tensor([s is not None for s in self.stopped_at], device=input_ids.device)
+
+
 def generate_batch(model, tokenizer, prompts: list[list[int]], *, max_new_tokens: int = 256,
                    temperature: float = 0.6, top_p: float = 1.0, stop_ids: list[int] | None = None,
-                   seed: int | None = None) -> list[Generation]:
-    """Generate one completion per prompt (token id lists of any lengths) in one batched call."""
+                   stop_pattern=None, seed: int | None = None) -> list[Generation]:
+    """Generate one completion per prompt (token id lists of any lengths) in one batched call.
+
+    `stop_pattern` (a compiled regex) ends a row as soon as its text matches, e.g. once a
+    fenced code block is closed; such a row's finish_reason is 'pattern'.
+    """
     import torch
     from transformers import LogitsProcessorList, TemperatureLogitsWarper, TopPLogitsWarper
 
@@ -74,7 +96,13 @@ def generate_batch(model, tokenizer, prompts: list[list[int]], *, max_new_tokens
         procs.append(TemperatureLogitsWarper(temperature))
     if sample and top_p < 1.0:
         procs.append(TopPLogitsWarper(top_p))
-    kwargs = dict(do_sample=sample, max_new_tokens=max_new_tokens, eos_token_id=stop, pad_token_id=pad,
+    pattern_stop = StopOnPattern(tokenizer, stop_pattern, width, len(prompts)) if stop_pattern is not None else None
+    extra = {}
+    if pattern_stop:
+        from transformers import StoppingCriteriaList
+
+        extra["stopping_criteria"] = StoppingCriteriaList([pattern_stop])
+    kwargs = dict(**extra, do_sample=sample, max_new_tokens=max_new_tokens, eos_token_id=stop, pad_token_id=pad,
                   logits_processor=LogitsProcessorList([*procs, rec]), return_dict_in_generate=True,
                   temperature=1.0 if sample else None, top_p=1.0 if sample else None, top_k=0 if sample else None)
     device = next(model.parameters()).device
@@ -85,13 +113,16 @@ def generate_batch(model, tokenizer, prompts: list[list[int]], *, max_new_tokens
     lps = torch.stack(rec.steps, dim=1).cpu() if rec.steps else torch.zeros((len(prompts), 0))
     gens = []
     for i in range(len(prompts)):
+        limit = pattern_stop.stopped_at[i] if pattern_stop else None
         toks, lp, reason = [], [], "length"
-        for t in range(new.shape[1]):
+        for t in range(new.shape[1] if limit is None else min(limit, new.shape[1])):
             tok = int(new[i, t])
             toks.append(tok)
             lp.append(float(lps[i, t]))
             if tok in stop:
                 reason = "stop"
                 break
+        if reason == "length" and limit is not None and len(toks) == limit:
+            reason = "pattern"
         gens.append(Generation(toks, lp, reason))
     return gens

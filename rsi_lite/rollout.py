@@ -1,0 +1,362 @@
+"""Batched multi-turn episodes: harness + policy + sandbox + verifier -> Trajectory records.
+
+Episodes run in lockstep: at each turn one batched `generate` call for every episode still
+active, then their commands in their sandboxes concurrently (threads; the sandboxes are
+separate processes). Each finished episode becomes one Trajectory (one JSON line).
+
+Tokens are stored, never re-derived from text. The conversation is a list of segments, one
+per chat message, each the token ids of that message's rendering; the model's own reply is
+its generated ids verbatim (mask 1, with the sampled-token log-probabilities), everything
+else is encoded from the chat template's text (mask 0). Chat templates such as ChatML
+render each message independently, so the segments concatenate to exactly the prompt the
+model was given at every turn.
+
+Context budget: when the next turn would not fit, the oldest observations are replaced by a
+one-line note (their segments re-encoded) until it fits; if it still cannot fit, the episode
+ends with finish_reason 'context'. Actions generated before such a cut keep the
+log-probabilities they had under the longer context (recorded in `context_cuts`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from .harness.harnesses import HarnessState, make_harness
+from .harness.messages import Message
+from .policy.generate import generate_batch
+from .rewards import compute_reward
+from .sandbox import SandboxLimits, make_sandbox
+from .tasks.task import Task
+from .verify import verify_sandbox
+
+OMITTED = "[earlier output omitted to fit the context]"
+BLOCK_CLOSED = re.compile(r"```[^\n`]*\n.*?\n```", re.S)
+
+
+@dataclass
+class RolloutConfig:
+    """How episodes are run."""
+
+    harness: str = "plain"
+    """plain | exemplar | state_machine | verifier_feedback."""
+    action_format: str = "bash"
+    """bash (a fenced block, default for small models) or json (Terminus 2)."""
+    max_turns: int = 6
+    """Turns (model replies) per episode."""
+    max_new_tokens: int = 96
+    """Tokens the model may generate per turn."""
+    temperature: float = 0.6
+    """Sampling temperature (0: greedy). The paper evaluated at 0.6."""
+    top_p: float = 1.0
+    """Nucleus sampling mass."""
+    context_budget: int = 2048
+    """Tokens of prompt + reply per turn; older observations are cut to stay inside."""
+    observation_chars: int = 1500
+    """Characters of terminal output shown per turn (first and last halves kept)."""
+    command_timeout: float = 20.0
+    """Seconds per command before Ctrl-C."""
+    backend: str = "auto"
+    """Sandbox backend."""
+    workers: int = 8
+    """Threads running sandbox commands concurrently."""
+    batch_size: int = 16
+    """Episodes generated together; more episodes run in successive waves."""
+    stop_after_block: bool = True
+    """bash format: end a reply once its first code block is closed (what follows is never run anyway)."""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Segment:
+    kind: str
+    """A message kind, 'system', 'header' (the assistant turn's opening) or 'close' (its ending)."""
+    ids: list[int]
+    mask: list[int]
+    logprobs: list[float]
+    chat_index: int
+    """Which chat message this segment renders."""
+
+
+def _plain(kind: str, ids: list[int], chat_index: int) -> Segment:
+    return Segment(kind, ids, [0] * len(ids), [0.0] * len(ids), chat_index)
+
+
+@dataclass
+class Trajectory:
+    """One episode, as self-rewrite and PPO train on it."""
+
+    task: str
+    task_path: str
+    suite: str
+    family: str
+    difficulty: str
+    harness: str
+    action_format: str
+    policy: str
+    seed: int
+    system: str
+    messages: list[dict]
+    token_ids: list[int]
+    action_mask: list[int]
+    """1 on the model's own generated tokens, 0 elsewhere."""
+    logprobs: list[float]
+    """Sampled-token log-probabilities on action tokens, 0.0 elsewhere."""
+    turn_spans: list[list[int]]
+    """[start, end) of each action in token_ids."""
+    finish_reason: str
+    turns: int
+    verifier: dict
+    rewards: dict
+    tokens: dict
+    timings: dict
+    context_cuts: int = 0
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, line: str) -> "Trajectory":
+        d = json.loads(line)
+        return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__})
+
+
+class TokenStream:
+    """The conversation as token segments; see the module docstring."""
+
+    def __init__(self, tokenizer, system: str, messages: list[Message]):
+        self.tok = tokenizer
+        self.chat: list[dict] = [{"role": "system", "content": system}]
+        self.segments: list[Segment] = [_plain("system", self._encode(self._render(self.chat)), 0)]
+        self.cuts = 0
+        self._extend(messages)
+
+    def _render(self, chat, gen_prompt=False) -> str:
+        return self.tok.apply_chat_template(chat, tokenize=False, add_generation_prompt=gen_prompt)
+
+    def _encode(self, text: str) -> list[int]:
+        return self.tok.encode(text, add_special_tokens=False)
+
+    def _decode(self, ids: list[int]) -> str:
+        return self.tok.decode(ids, skip_special_tokens=False, clean_up_tokenization_spaces=False)
+
+    def _message_ids(self, j: int) -> list[int]:
+        """The ids of chat message j alone: its rendering minus everything before it."""
+        before = self._render(self.chat[:j])
+        after = self._render(self.chat[:j + 1])
+        if not after.startswith(before):
+            raise ValueError("the chat template does not render messages one after another")
+        return self._encode(after[len(before):])
+
+    def _extend(self, messages: list[Message]) -> None:
+        for m in messages:
+            self.chat.append({"role": m.role, "content": m.content})
+            j = len(self.chat) - 1
+            self.segments.append(_plain(m.kind, self._message_ids(j), j))
+
+    def _header(self) -> list[int]:
+        full = self._render(self.chat, gen_prompt=True)
+        return self._encode(full[len(self._render(self.chat)):])
+
+    def prompt_ids(self) -> list[int]:
+        """The ids the model is given: every segment, then the assistant header."""
+        return self.ids() + self._header()
+
+    def add_action(self, token_ids: list[int], logprobs: list[float], stop_ids: set[int]) -> str:
+        """Append the model's reply verbatim; return its text (what the harness parses)."""
+        j = len(self.chat)
+        header = self._header()
+        ended = bool(token_ids) and token_ids[-1] in stop_ids
+        content = self._decode(token_ids[:-1] if ended else token_ids)
+        as_generated = self._render(self.chat, gen_prompt=True) + self._decode(token_ids)
+        self.chat.append({"role": "assistant", "content": content})
+        after = self._render(self.chat)
+        if not after.startswith(as_generated):
+            raise ValueError("the chat template does not render the reply as generated; cannot keep tokens exact")
+        self.segments += [_plain("header", header, j),
+                          Segment("action", list(token_ids), [1] * len(token_ids), list(logprobs), j),
+                          # what the template adds after the reply: the newline after the stop token, or all of it
+                          _plain("close", self._encode(after[len(as_generated):]), j)]
+        return content
+
+    def add_messages(self, messages: list[Message]) -> None:
+        self._extend(messages)
+
+    def ids(self) -> list[int]:
+        return [i for s in self.segments for i in s.ids]
+
+    def fit(self, budget: int) -> bool:
+        """Cut the oldest observations until prompt + reply fit `budget`; False if they cannot."""
+        while len(self.prompt_ids()) > budget:
+            k = next((k for k, s in enumerate(self.segments)
+                      if s.kind == "observation" and self.chat[s.chat_index]["content"] != OMITTED), None)
+            if k is None:
+                return False
+            j = self.segments[k].chat_index
+            self.chat[j] = {**self.chat[j], "content": OMITTED}
+            self.segments[k] = _plain("observation", self._message_ids(j), j)
+            self.cuts += 1
+        return True
+
+
+@dataclass
+class _Episode:
+    task: Task
+    seed: int
+    harness: object
+    state: HarnessState
+    stream: TokenStream
+    messages: list[Message]
+    sandbox: object
+    timings: dict = field(default_factory=lambda: {"generate_s": 0.0, "sandbox_s": 0.0, "verify_s": 0.0})
+    report: object = None
+
+
+def _stop_ids(tokenizer) -> set[int]:
+    ids = {tokenizer.eos_token_id}
+    im_end = tokenizer.convert_tokens_to_ids("<|im_end|>")
+    if isinstance(im_end, int) and im_end != tokenizer.unk_token_id:
+        ids.add(im_end)
+    return {i for i in ids if i is not None}
+
+
+def run_episodes(policy, jobs: list[tuple[Task, int]], cfg: RolloutConfig | None = None, *, policy_name: str = "base",
+                 reward_divisors: dict | None = None, progress: bool = False) -> list[Trajectory]:
+    """Run one episode per (task, seed) in lockstep batches; return their trajectories in order."""
+    cfg = cfg or RolloutConfig()
+    out: list[Trajectory] = []
+    for start in range(0, len(jobs), cfg.batch_size):
+        out += _run_wave(policy, jobs[start:start + cfg.batch_size], cfg, policy_name, reward_divisors or {}, progress)
+    return out
+
+
+def _run_wave(policy, jobs, cfg, policy_name, divisors, progress) -> list[Trajectory]:
+    tok, model = policy.tokenizer, policy.model
+    stop = _stop_ids(tok)
+    limits = SandboxLimits(command_timeout=cfg.command_timeout)
+    t_wall = time.monotonic()
+    pool = ThreadPoolExecutor(max_workers=cfg.workers)
+    try:
+        def open_episode(job):
+            task, seed = job
+            h = make_harness(cfg.harness, action_format=cfg.action_format, max_turns=cfg.max_turns,
+                             observation_chars=cfg.observation_chars, command_timeout=cfg.command_timeout)
+            msgs = h.start(task.instruction, task.environment.workdir)
+            sb = make_sandbox(task, backend=cfg.backend, limits=limits).start()
+            return _Episode(task, seed, h, HarnessState(), TokenStream(tok, h.system_prompt(), msgs), list(msgs), sb)
+
+        eps = list(pool.map(open_episode, jobs))
+        bar = _progress(len(eps), progress)
+        while active := [e for e in eps if not e.state.done]:
+            for e in active:
+                if not e.stream.fit(cfg.context_budget - cfg.max_new_tokens):
+                    e.state.finish("context")
+            active = [e for e in active if not e.state.done]
+            if not active:
+                break
+            t0 = time.monotonic()
+            gens = generate_batch(model, tok, [e.stream.prompt_ids() for e in active], max_new_tokens=cfg.max_new_tokens,
+                                  temperature=cfg.temperature, top_p=cfg.top_p, stop_ids=sorted(stop),
+                                  stop_pattern=BLOCK_CLOSED if cfg.stop_after_block and cfg.action_format == "bash" else None,
+                                  seed=hash((active[0].seed, active[0].state.turn)) % (2**31))
+            dt = time.monotonic() - t0
+            for e, g in zip(active, gens):
+                e.timings["generate_s"] += dt / len(active)
+                reply = e.stream.add_action(g.token_ids, g.logprobs, stop)
+                e.messages.append(Message("action", reply))
+
+            def act(pair):
+                e, reply = pair
+                t = time.monotonic()
+
+                def verify():
+                    v0 = time.monotonic()
+                    rep = verify_sandbox(e.sandbox, e.task, limits=limits)
+                    e.timings["verify_s"] += time.monotonic() - v0
+                    return rep
+
+                new = e.harness.step(e.state, reply, lambda c, to: e.sandbox.exec(c, timeout=to), verify)
+                e.timings["sandbox_s"] += time.monotonic() - t
+                return new
+
+            for e, new in zip(active, pool.map(act, [(e, e.messages[-1].content) for e in active])):
+                if new:
+                    e.stream.add_messages(new)
+                    e.messages += new
+            bar.update(sum(e.state.done for e in eps) - bar.n)
+
+        def finish(e):
+            t = time.monotonic()
+            e.report = verify_sandbox(e.sandbox, e.task, limits=limits)
+            e.timings["verify_s"] += time.monotonic() - t
+            e.sandbox.close()
+            return e
+
+        eps = list(pool.map(finish, eps))
+        bar.close()
+    finally:
+        for e in locals().get("eps", []):
+            try:
+                e.sandbox.close()
+            except Exception:
+                pass
+        pool.shutdown(wait=True)
+    wall = time.monotonic() - t_wall
+    return [_trajectory(e, cfg, policy_name, divisors, wall) for e in eps]
+
+
+def _trajectory(e: _Episode, cfg: RolloutConfig, policy_name: str, divisors: dict, wall: float) -> Trajectory:
+    segs = e.stream.segments
+    ids, mask, lps, spans, pos = [], [], [], [], 0
+    for s in segs:
+        if s.kind == "action":
+            spans.append([pos, pos + len(s.ids)])
+        ids += s.ids
+        mask += s.mask
+        lps += s.logprobs
+        pos += len(s.ids)
+    rep = e.report.to_dict()
+    d = divisors.get(e.task.family, 82.0)
+    rewards = {k: compute_reward(k, rep, divisor=d) for k in ("s", "fdr", "spr")}
+    generated = sum(mask)
+    return Trajectory(
+        task=e.task.name, task_path=str(e.task.path), suite=e.task.suite, family=e.task.family,
+        difficulty=e.task.difficulty, harness=cfg.harness, action_format=cfg.action_format, policy=policy_name,
+        seed=e.seed, system=e.stream.chat[0]["content"], messages=[m.to_dict() for m in e.messages],
+        token_ids=ids, action_mask=mask, logprobs=lps, turn_spans=spans, finish_reason=e.state.finish_reason,
+        turns=e.state.turn, verifier=rep, rewards=rewards,
+        tokens={"prompt": len(ids) - generated, "generated": generated, "total": len(ids)},
+        timings={**{k: round(v, 3) for k, v in e.timings.items()}, "wave_wall_s": round(wall, 3)},
+        context_cuts=e.stream.cuts)
+
+
+def _progress(total: int, show: bool):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc="episodes", disable=not show, leave=False)
+
+
+def write_trajectories(trajs: list[Trajectory], path: Path) -> None:
+    """Write JSONL atomically (temp file, then rename)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text("".join(t.to_json() + "\n" for t in trajs))
+    tmp.replace(path)
+
+
+def read_trajectories(path: Path) -> list[Trajectory]:
+    out = []
+    for no, line in enumerate(Path(path).read_text().splitlines(), 1):
+        if line.strip():
+            try:
+                out.append(Trajectory.from_json(line))
+            except (json.JSONDecodeError, TypeError) as e:
+                raise ValueError(f"{path}:{no}: not a trajectory record ({e})") from e
+    return out
