@@ -1,0 +1,87 @@
+"""The rollout engine: token bookkeeping, batching equivalence, context budget, records.
+
+Mechanics run on a tiny random Llama (fast); the batching-equivalence check runs the
+bundled model in fp32 with greedy decoding.  Run: pytest tests/test_rollout.py
+"""
+
+import pytest
+import torch
+
+from rsi_lite.policy.model import Policy, PolicyConfig, load_policy, prepare_model
+from rsi_lite.rollout import RolloutConfig, Trajectory, read_trajectories, run_episodes, write_trajectories
+from rsi_lite.tasks import find_tasks
+
+from .conftest import TASKS
+
+
+@pytest.fixture(scope="module")
+def tiny_policy():
+    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+    tok = AutoTokenizer.from_pretrained(str(prepare_model()))
+    tok.pad_token, tok.padding_side = tok.eos_token, "left"
+    torch.manual_seed(0)
+    cfg = LlamaConfig(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=4096)
+    return Policy(LlamaForCausalLM(cfg).eval(), tok, PolicyConfig(quantization="full"))
+
+
+@pytest.fixture(scope="module")
+def core():
+    return find_tasks(TASKS / "core")
+
+
+def _check_record(t: Trajectory, tok):
+    n = len(t.token_ids)
+    assert len(t.action_mask) == len(t.logprobs) == n == t.tokens["total"]
+    in_span = [0] * n
+    for a, b in t.turn_spans:
+        in_span[a:b] = [1] * (b - a)
+    assert in_span == t.action_mask  # the mask is exactly the model's own tokens
+    assert all(lp == 0.0 for lp, m in zip(t.logprobs, t.action_mask) if not m)
+    assert all(lp <= 0.0 for lp in t.logprobs)
+    assert len(t.turn_spans) == sum(m["kind"] == "action" for m in t.messages) == t.turns
+    # every action's tokens decode to the action message's text (stored ids, not re-tokenized text)
+    actions = [m["content"] for m in t.messages if m["kind"] == "action"]
+    for (a, b), text in zip(t.turn_spans, actions):
+        assert tok.decode(t.token_ids[a:b], skip_special_tokens=True, clean_up_tokenization_spaces=False).startswith(text[:20])
+    assert {"s", "fdr", "spr"} == set(t.rewards) and "strict" in t.verifier
+
+
+@pytest.mark.parametrize("harness", ["plain", "exemplar", "state_machine", "verifier_feedback"])
+def test_records_are_consistent_under_every_harness(tiny_policy, core, harness, bwrap_ok):
+    cfg = RolloutConfig(harness=harness, max_turns=2, max_new_tokens=12, temperature=1.0)
+    trajs = run_episodes(tiny_policy, [(core[0], 0), (core[5], 1), (core[9], 2)], cfg)
+    assert [t.task for t in trajs] == [core[0].name, core[5].name, core[9].name]
+    for t in trajs:
+        _check_record(t, tiny_policy.tokenizer)
+        assert t.harness == harness and t.finish_reason in ("max_turns", "complete", "verified")
+
+
+def test_jsonl_roundtrip(tiny_policy, core, tmp_path, bwrap_ok):
+    trajs = run_episodes(tiny_policy, [(core[0], 0)], RolloutConfig(max_turns=1, max_new_tokens=8))
+    write_trajectories(trajs, tmp_path / "t.jsonl")
+    assert read_trajectories(tmp_path / "t.jsonl")[0] == trajs[0]
+    (tmp_path / "bad.jsonl").write_text('{"task": 1}\n')
+    with pytest.raises(ValueError, match="bad.jsonl:1"):
+        read_trajectories(tmp_path / "bad.jsonl")
+
+
+def test_context_budget_cuts_old_observations_then_stops(tiny_policy, core, bwrap_ok):
+    cfg = RolloutConfig(max_turns=6, max_new_tokens=16, context_budget=330, temperature=1.0)
+    t = run_episodes(tiny_policy, [(core[0], 0)], cfg)[0]
+    assert t.context_cuts > 0 or t.finish_reason == "context"
+    _check_record(t, tiny_policy.tokenizer)
+
+
+def test_batched_and_one_at_a_time_greedy_rollouts_choose_the_same_actions(core, bwrap_ok):
+    pol = load_policy(PolicyConfig(quantization="lora"))  # fp32; a fresh LoRA adapter is the identity
+    jobs = [(core[i], 0) for i in (0, 6, 12, 20)]
+    cfg = RolloutConfig(max_turns=2, max_new_tokens=24, temperature=0.0, batch_size=4)
+    batched = run_episodes(pol, jobs, cfg)
+    single = run_episodes(pol, jobs, RolloutConfig(**{**cfg.to_dict(), "batch_size": 1}))
+    actions = lambda t: [m["content"] for m in t.messages if m["kind"] == "action"]  # noqa: E731
+    differ = sum(a != b for x, y in zip(batched, single) for a, b in zip(actions(x), actions(y)))
+    total = sum(len(actions(x)) for x in batched)
+    print(f"greedy actions that differed between batch 4 and batch 1: {differ} of {total}")
+    assert differ <= 1  # rare numerical ties aside, padding and batching change nothing
