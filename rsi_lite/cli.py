@@ -165,6 +165,34 @@ def cmd_model_info(a) -> int:
     return 0
 
 
+def _load_checkpoint(checkpoint: str, quantization: str):
+    from .policy.model import PolicyConfig, load_policy
+
+    cfg = PolicyConfig(quantization=quantization)
+    if checkpoint == "base":
+        return load_policy(cfg)
+    path = Path(checkpoint)
+    if not (path / "adapter_config.json").is_file():
+        sys.exit(f"error: {path}/adapter_config.json: missing (a checkpoint is a saved actor adapter, or 'base')")
+    return load_policy(cfg, adapter_path=path)
+
+
+def cmd_eval(a) -> int:
+    from .evaluate import evaluate, table
+    from .rollout import RolloutConfig
+
+    rollout = RolloutConfig(harness=a.harness, action_format=a.format, max_turns=a.max_turns,
+                            max_new_tokens=a.max_new_tokens, temperature=a.temperature, backend=a.backend,
+                            batch_size=a.batch_size)
+    policy = _load_checkpoint(a.checkpoint, a.quantization)
+    doc = evaluate(policy, a.suite, Path(a.out), k=a.k, rollout=rollout, checkpoint=a.checkpoint, limit=a.limit,
+                   progress=True)
+    print(f"checkpoint {a.checkpoint}, harness {a.harness}, {a.k} runs per task")
+    print(table(doc["suites"], a.k))
+    print(f"wrote {Path(a.out) / 'results.json'}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rsi-lite", description=__doc__)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -213,6 +241,22 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--tasks", type=int, nargs="+", required=True)
     s.add_argument("--runs", type=int, nargs="+", default=[1, 2, 3])
     s.set_defaults(fn=cmd_score_audit)
+
+    e = sub.add_parser("eval", help="Mean@k success per suite under one harness")
+    e.add_argument("--checkpoint", default="base", help="'base' or a saved actor adapter directory")
+    e.add_argument("--suite", nargs="+", default=["core"], help="suite names or task directories")
+    e.add_argument("--harness", default="plain", choices=["plain", "exemplar", "state_machine", "verifier_feedback"])
+    e.add_argument("--format", default="bash", choices=["bash", "json"])
+    e.add_argument("--k", type=int, default=3)
+    e.add_argument("--out", required=True)
+    e.add_argument("--limit", type=int, help="first N tasks of each suite (small budgets)")
+    e.add_argument("--max-turns", type=int, default=6)
+    e.add_argument("--max-new-tokens", type=int, default=96)
+    e.add_argument("--temperature", type=float, default=0.6)
+    e.add_argument("--quantization", default="4bit", choices=["4bit", "lora", "full"])
+    e.add_argument("--batch-size", type=int, default=16)
+    e.add_argument("--backend", default="auto", choices=["auto", "bwrap", "docker", "local"])
+    e.set_defaults(fn=cmd_eval)
 
     md = sub.add_parser("model", help="the policy's model").add_subparsers(dest="sub", required=True)
     m = md.add_parser("prepare", help="convert the bundled GGUF model to safetensors in the cache (once)")

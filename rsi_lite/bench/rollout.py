@@ -1,0 +1,69 @@
+"""Rollout throughput: `python -m rsi_lite.bench.rollout [--batch 16] [--turns 2] [--tokens 64]`.
+
+For the same first prompts (the plain harness on the first `--batch` tasks of `core`) and
+the same token budget, prints generated tokens per second of:
+
+    raw         one batched model.generate call, every row forced to the full budget
+    engine      the rollout engine: lockstep turns, bubblewrap sandbox, verifier included
+    sequential  the same engine one episode at a time (batch size 1)
+
+Targets (issue 3): engine >= 0.8 x raw, engine >= 4 x sequential. The last two lines are
+`engine/raw = X.XX` and `engine/sequential = Y.YY`. A benchmark, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import torch
+
+
+def main(argv: list[str] | None = None) -> None:
+    from ..cli import TASKS_ROOT
+    from ..harness.harnesses import make_harness
+    from ..policy.model import PolicyConfig, load_policy
+    from ..rollout import RolloutConfig, TokenStream, run_episodes
+    from ..tasks import find_tasks
+
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--turns", type=int, default=2)
+    ap.add_argument("--tokens", type=int, default=64)
+    ap.add_argument("--quantization", default="4bit")
+    a = ap.parse_args(argv)
+    torch.set_num_threads(torch.get_num_threads())
+    pol = load_policy(PolicyConfig(quantization=a.quantization))
+    tasks = find_tasks(TASKS_ROOT / "core")[: a.batch]
+    h = make_harness("plain")
+    prompts = [TokenStream(pol.tokenizer, h.system_prompt(), h.start(t.instruction)).prompt_ids() for t in tasks]
+
+    # raw: one generate call, left-padded, every row exactly a.tokens long
+    width = max(map(len, prompts))
+    pad = pol.tokenizer.pad_token_id
+    ids = torch.tensor([[pad] * (width - len(p)) + p for p in prompts])
+    mask = (torch.arange(width)[None, :] >= torch.tensor([width - len(p) for p in prompts])[:, None]).long()
+    t0 = time.perf_counter()
+    with torch.no_grad():
+        pol.model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=a.tokens, min_new_tokens=a.tokens,
+                           do_sample=False, pad_token_id=pad)
+    raw = len(prompts) * a.tokens / (time.perf_counter() - t0)
+
+    cfg = RolloutConfig(max_turns=a.turns, max_new_tokens=a.tokens, temperature=0.0, batch_size=a.batch)
+    jobs = [(t, 0) for t in tasks]
+    rates = {}
+    for name, bs in (("engine", a.batch), ("sequential", 1)):
+        t0 = time.perf_counter()
+        trajs = run_episodes(pol, jobs, RolloutConfig(**{**cfg.to_dict(), "batch_size": bs}))
+        wall = time.perf_counter() - t0
+        gen = sum(t.tokens["generated"] for t in trajs)
+        rates[name] = gen / wall
+        print(f"{name:10} {gen} tokens in {wall:.1f} s = {rates[name]:.1f} tokens/s "
+              f"(sandbox {sum(t.timings['sandbox_s'] for t in trajs):.1f} s, verifier {sum(t.timings['verify_s'] for t in trajs):.1f} s)")
+    print(f"raw        {len(prompts) * a.tokens} tokens at batch {len(prompts)} = {raw:.1f} tokens/s")
+    print(f"engine/raw = {rates['engine'] / raw:.2f}")
+    print(f"engine/sequential = {rates['engine'] / rates['sequential']:.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,106 @@
+"""Evaluation: Mean@k success per suite, strict completions, process reward, breakdowns.
+
+Mean@k runs every task k times with different seeds; a run's success is the fraction of
+tasks with S = 1, and Mean@k is the mean of the k runs' successes (the paper's "mean of
+three runs"). Process reward is the mean of passed / total checks over all episodes (the
+LHTB measure). Results go to `DIR/results.json` (atomically), the episodes to
+`DIR/trajectories.jsonl`, and a plotly figure to `DIR/results.html`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+from collections import defaultdict
+from pathlib import Path
+
+from .rollout import RolloutConfig, Trajectory, run_episodes, write_trajectories
+from .tasks import Task, find_tasks
+
+
+def resolve_suite(name_or_dir: str, root: Path) -> tuple[str, list[Task]]:
+    """A suite name (a folder of tasks_mini/) or any directory of Harbor-layout tasks."""
+    path = Path(name_or_dir)
+    if not path.is_dir():
+        path = root / name_or_dir
+    if not path.is_dir():
+        raise FileNotFoundError(f"suite {name_or_dir!r}: neither a directory nor a suite in {root}")
+    tasks = find_tasks(path)
+    if not tasks:
+        raise FileNotFoundError(f"{path}: no tasks (no instruction.md below it)")
+    return path.name, tasks
+
+
+def summarize(trajs: list[Trajectory], k: int) -> dict:
+    """Per-suite figures from finished episodes (pure: no model, no sandbox)."""
+    by_suite: dict[str, list[Trajectory]] = defaultdict(list)
+    for t in trajs:
+        by_suite[t.suite or "tasks"].append(t)
+    out = {}
+    for suite, ts in by_suite.items():
+        runs = defaultdict(list)
+        for t in ts:
+            runs[t.seed].append(t.verifier["strict"])
+        per_run = [sum(v) / len(v) for _, v in sorted(runs.items())]
+        process = [t.verifier["passed"] / t.verifier["total"] if t.verifier["total"] else 0.0 for t in ts]
+        out[suite] = {
+            "success": statistics.mean(per_run), "k": len(per_run), "runs": per_run,
+            "n_tasks": len({t.task for t in ts}), "strict": sum(t.verifier["strict"] for t in ts),
+            "episodes": len(ts), "process_reward": statistics.mean(process),
+            "by_family": _breakdown(ts, "family"), "by_difficulty": _breakdown(ts, "difficulty"),
+            "generated_tokens": sum(t.tokens["generated"] for t in ts),
+        }
+        if len(per_run) != k:
+            out[suite]["note"] = f"{len(per_run)} runs found, {k} asked for"
+    return out
+
+
+def _breakdown(ts: list[Trajectory], key: str) -> dict:
+    groups = defaultdict(list)
+    for t in ts:
+        groups[getattr(t, key)].append(t.verifier["strict"])
+    return {g: {"success": sum(v) / len(v), "episodes": len(v)} for g, v in sorted(groups.items())}
+
+
+def table(results: dict, k: int) -> str:
+    lines = [f"{'suite':10} {'tasks':>5} {f'Mean@{k} (k={k})':>14} {'strict':>8} {'process':>8}"]
+    for suite, r in results.items():
+        lines.append(f"{suite:10} {r['n_tasks']:5} {100 * r['success']:13.2f}% {r['strict']:4}/{r['episodes']:<3} "
+                     f"{r['process_reward']:8.3f}")
+    return "\n".join(lines)
+
+
+def figure(results: dict, k: int, title: str):
+    import plotly.graph_objects as go
+
+    suites = list(results)
+    fig = go.Figure([go.Bar(x=suites, y=[100 * results[s]["success"] for s in suites], name=f"Mean@{k} success %"),
+                     go.Bar(x=suites, y=[100 * results[s]["process_reward"] for s in suites], name="process reward %")])
+    fig.update_layout(title=title, barmode="group", yaxis_title="%")
+    return fig
+
+
+def evaluate(policy, suites: list[str], out: Path, *, k: int = 3, rollout: RolloutConfig | None = None,
+             checkpoint: str = "base", limit: int | None = None, tasks_root: Path | None = None,
+             progress: bool = False) -> dict:
+    from .cli import TASKS_ROOT
+
+    rollout = rollout or RolloutConfig()
+    jobs = []
+    for s in suites:
+        _, tasks = resolve_suite(s, tasks_root or TASKS_ROOT)
+        tasks = tasks[:limit] if limit else tasks
+        jobs += [(t, seed) for seed in range(k) for t in tasks]
+    trajs = run_episodes(policy, jobs, rollout, policy_name=checkpoint, progress=progress)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    write_trajectories(trajs, out / "trajectories.jsonl")
+    results = summarize(trajs, k)
+    doc = {"checkpoint": checkpoint, "harness": rollout.harness, "k": k, "rollout": rollout.to_dict(), "suites": results}
+    tmp = out / "results.json.tmp"
+    tmp.write_text(json.dumps(doc, indent=2) + "\n")
+    os.replace(tmp, out / "results.json")
+    figure(results, k, f"{checkpoint} under the {rollout.harness} harness").write_html(out / "results.html",
+                                                                                       include_plotlyjs="cdn")
+    return doc

@@ -1,0 +1,50 @@
+"""Evaluation figures (pure) and the eval command on a tiny budget.  Run: pytest tests/test_evaluate.py"""
+
+import json
+
+import pytest
+
+from rsi_lite.evaluate import resolve_suite, summarize, table
+from rsi_lite.rollout import Trajectory
+
+from .conftest import TASKS
+
+
+def _traj(task, seed, strict, passed, total, suite="core", family="f", difficulty="easy"):
+    return Trajectory(task=task, task_path="", suite=suite, family=family, difficulty=difficulty, harness="plain",
+                      action_format="bash", policy="base", seed=seed, system="", messages=[], token_ids=[1, 2],
+                      action_mask=[0, 1], logprobs=[0.0, -1.0], turn_spans=[[1, 2]], finish_reason="complete", turns=1,
+                      verifier={"strict": strict, "passed": passed, "total": total, "valid": True},
+                      rewards={}, tokens={"prompt": 1, "generated": 1, "total": 2}, timings={})
+
+
+def test_mean_at_k_is_the_mean_of_run_successes():
+    trajs = [_traj("a", 0, 1, 3, 3), _traj("b", 0, 0, 1, 3), _traj("a", 1, 0, 2, 3), _traj("b", 1, 0, 0, 3),
+             _traj("a", 2, 1, 3, 3), _traj("b", 2, 1, 3, 3, family="g", difficulty="hard")]
+    r = summarize(trajs, k=3)["core"]
+    assert r["runs"] == [0.5, 0.0, 1.0] and r["success"] == pytest.approx(0.5) and r["k"] == 3
+    assert r["strict"] == 3 and r["episodes"] == 6 and r["n_tasks"] == 2
+    assert r["process_reward"] == pytest.approx((1 + 1 / 3 + 2 / 3 + 0 + 1 + 1) / 6)
+    assert r["by_family"]["g"] == {"success": 1.0, "episodes": 1}
+    assert "Mean@3 (k=3)" in table({"core": r}, 3)
+
+
+def test_suite_names_and_directories_resolve():
+    name, tasks = resolve_suite("swr", TASKS)
+    assert name == "swr" and len(tasks) == 20
+    name, tasks = resolve_suite(str(TASKS / "lhtb"), TASKS)
+    assert name == "lhtb" and len(tasks) == 12
+    with pytest.raises(FileNotFoundError, match="nowhere"):
+        resolve_suite("nowhere", TASKS)
+
+
+def test_eval_command_end_to_end(tmp_path, bwrap_ok):
+    from rsi_lite.cli import main
+
+    out = tmp_path / "eval"
+    assert main(["eval", "--suite", "core", "--k", "2", "--limit", "2", "--max-turns", "1", "--max-new-tokens", "24",
+                 "--out", str(out)]) == 0
+    doc = json.loads((out / "results.json").read_text())
+    core = doc["suites"]["core"]
+    assert core["k"] == 2 and core["episodes"] == 4 and core["n_tasks"] == 2 and 0 <= core["success"] <= 1
+    assert (out / "results.html").is_file() and len((out / "trajectories.jsonl").read_text().splitlines()) == 4
