@@ -8,8 +8,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-TASKS_ROOT = REPO / "tasks_mini"
+from .paths import REPO, TASKS_ROOT
 
 
 def _tasks_for(args_paths: list[str] | None, suite: str | None = None):

@@ -84,7 +84,7 @@ def figure(results: dict, k: int, title: str):
 def evaluate(policy, suites: list[str], out: Path, *, k: int = 3, rollout: RolloutConfig | None = None,
              checkpoint: str = "base", limit: int | None = None, tasks_root: Path | None = None,
              progress: bool = False) -> dict:
-    from .cli import TASKS_ROOT
+    from .paths import TASKS_ROOT
 
     rollout = rollout or RolloutConfig()
     jobs = []

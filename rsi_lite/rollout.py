@@ -242,16 +242,21 @@ def _run_wave(policy, jobs, cfg, policy_name, divisors, progress) -> list[Trajec
     limits = SandboxLimits(command_timeout=cfg.command_timeout)
     t_wall = time.monotonic()
     pool = ThreadPoolExecutor(max_workers=cfg.workers)
-    try:
-        def open_episode(job):
-            task, seed = job
-            h = make_harness(cfg.harness, action_format=cfg.action_format, max_turns=cfg.max_turns,
-                             observation_chars=cfg.observation_chars, command_timeout=cfg.command_timeout)
-            msgs = h.start(task.instruction, task.environment.workdir)
-            sb = make_sandbox(task, backend=cfg.backend, limits=limits).start()
-            return _Episode(task, seed, h, HarnessState(), TokenStream(tok, h.system_prompt(), msgs), list(msgs), sb)
 
-        eps = list(pool.map(open_episode, jobs))
+    def open_episode(job):
+        task, seed = job
+        h = make_harness(cfg.harness, action_format=cfg.action_format, max_turns=cfg.max_turns,
+                         observation_chars=cfg.observation_chars, command_timeout=cfg.command_timeout)
+        msgs = h.start(task.instruction, task.environment.workdir)
+        sb = make_sandbox(task, backend=cfg.backend, limits=limits).start()
+        return _Episode(task, seed, h, HarnessState(), TokenStream(tok, h.system_prompt(), msgs), list(msgs), sb)
+
+    futures = [pool.submit(open_episode, job) for job in jobs]
+    eps = [f.result() for f in futures if not f.exception()]
+    try:
+        for f in futures:
+            if f.exception():
+                raise f.exception()
         bar = _progress(len(eps), progress)
         while active := [e for e in eps if not e.state.done]:
             for e in active:
@@ -260,6 +265,8 @@ def _run_wave(policy, jobs, cfg, policy_name, divisors, progress) -> list[Trajec
             active = [e for e in active if not e.state.done]
             if not active:
                 break
+            # one batched call for every active episode; the seed follows the batch, so the same
+            # jobs in the same batches sample the same tokens
             t0 = time.monotonic()
             gens = generate_batch(model, tok, [e.stream.prompt_ids() for e in active], max_new_tokens=cfg.max_new_tokens,
                                   temperature=cfg.temperature, top_p=cfg.top_p, stop_ids=sorted(stop),
@@ -270,45 +277,41 @@ def _run_wave(policy, jobs, cfg, policy_name, divisors, progress) -> list[Trajec
                 e.timings["generate_s"] += dt / len(active)
                 reply = e.stream.add_action(g.token_ids, g.logprobs, stop)
                 e.messages.append(Message("action", reply))
-
-            def act(pair):
-                e, reply = pair
-                t = time.monotonic()
-
-                def verify():
-                    v0 = time.monotonic()
-                    rep = verify_sandbox(e.sandbox, e.task, limits=limits)
-                    e.timings["verify_s"] += time.monotonic() - v0
-                    return rep
-
-                new = e.harness.step(e.state, reply, lambda c, to: e.sandbox.exec(c, timeout=to), verify)
-                e.timings["sandbox_s"] += time.monotonic() - t
-                return new
-
-            for e, new in zip(active, pool.map(act, [(e, e.messages[-1].content) for e in active])):
+            for e, new in zip(active, pool.map(lambda e: _act(e, limits), active)):
                 if new:
                     e.stream.add_messages(new)
                     e.messages += new
             bar.update(sum(e.state.done for e in eps) - bar.n)
-
-        def finish(e):
-            t = time.monotonic()
-            e.report = verify_sandbox(e.sandbox, e.task, limits=limits)
-            e.timings["verify_s"] += time.monotonic() - t
-            e.sandbox.close()
-            return e
-
-        eps = list(pool.map(finish, eps))
+        list(pool.map(lambda e: _final_verify(e, limits), eps))
         bar.close()
     finally:
-        for e in locals().get("eps", []):
-            try:
-                e.sandbox.close()
-            except Exception:
-                pass
+        for e in eps:
+            e.sandbox.close()
         pool.shutdown(wait=True)
     wall = time.monotonic() - t_wall
     return [_trajectory(e, cfg, policy_name, divisors, wall) for e in eps]
+
+
+def _act(e: _Episode, limits: SandboxLimits) -> list[Message]:
+    """Let the harness act on the episode's last reply (commands run in its sandbox)."""
+    t = time.monotonic()
+
+    def verify():
+        v0 = time.monotonic()
+        rep = verify_sandbox(e.sandbox, e.task, limits=limits)
+        e.timings["verify_s"] += time.monotonic() - v0
+        return rep
+
+    new = e.harness.step(e.state, e.messages[-1].content, lambda c, to: e.sandbox.exec(c, timeout=to), verify)
+    e.timings["sandbox_s"] += time.monotonic() - t
+    return new
+
+
+def _final_verify(e: _Episode, limits: SandboxLimits) -> None:
+    t = time.monotonic()
+    e.report = verify_sandbox(e.sandbox, e.task, limits=limits)
+    e.timings["verify_s"] += time.monotonic() - t
+    e.sandbox.close()
 
 
 def _trajectory(e: _Episode, cfg: RolloutConfig, policy_name: str, divisors: dict, wall: float) -> Trajectory:

@@ -20,7 +20,7 @@ import torch
 
 
 def main(argv: list[str] | None = None) -> None:
-    from ..cli import TASKS_ROOT
+    from ..paths import TASKS_ROOT
     from ..harness.harnesses import make_harness
     from ..policy.model import PolicyConfig, load_policy
     from ..rollout import RolloutConfig, TokenStream, run_episodes

@@ -23,7 +23,7 @@ def _pct(xs: list[float], q: float) -> float:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from ..cli import TASKS_ROOT
+    from ..paths import TASKS_ROOT
 
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--backend", default="auto")
