@@ -252,7 +252,8 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--max-turns", type=int, default=6)
     e.add_argument("--max-new-tokens", type=int, default=96)
     e.add_argument("--temperature", type=float, default=0.6)
-    e.add_argument("--quantization", default="4bit", choices=["4bit", "lora", "full"])
+    e.add_argument("--quantization", default="lora", choices=["lora", "4bit", "full"],
+                   help="lora: fp32 base + LoRA (default; NF4 breaks the 135M model), 4bit: QLoRA")
     e.add_argument("--batch-size", type=int, default=16)
     e.add_argument("--backend", default="auto", choices=["auto", "bwrap", "docker", "local"])
     e.set_defaults(fn=cmd_eval)

@@ -105,9 +105,11 @@ def test_exemplars_share_no_task_with_the_suites():
 
 def test_state_machine_cycles_phases():
     h = make_harness("state_machine")
-    assert "INSPECT" in h.start("x")[-1].content
+    start = h.start("x")
+    assert "INSPECT" in start[-2].content and start[-1].kind == "instruction"  # the phase comes first
     _, seen, _ = drive(h, ["```bash\nls\n```"] * 5)
-    phases = [s[-1].content.split(":")[0] for s in seen if s]
+    assert all(s[-1].kind == "observation" for s in seen if s)
+    phases = [s[0].content.split(":")[0] for s in seen if s]
     assert phases == ["Phase 2/4 ACT", "Phase 3/4 CHECK", "Phase 4/4 FINISH", "Phase 2/4 ACT", "Phase 3/4 CHECK"]
 
 
@@ -126,3 +128,10 @@ def test_unknown_harness_and_format():
         make_harness("magic")
     with pytest.raises(ValueError):
         make_harness("plain", action_format="xml")
+
+
+def test_state_machine_refuses_completion_before_the_finish_phase():
+    h = make_harness("state_machine")
+    state, seen, _ = drive(h, ["TASK COMPLETE", "```bash\nls\n```", "```bash\ncat a\n```", "TASK COMPLETE"])
+    assert seen[0][0].content.startswith("Phase 2/4") and "Not yet" in seen[0][1].content
+    assert state.done and state.finish_reason == "complete" and state.turn == 4

@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--turns", type=int, default=2)
     ap.add_argument("--tokens", type=int, default=64)
-    ap.add_argument("--quantization", default="4bit")
+    ap.add_argument("--quantization", default="lora")
     a = ap.parse_args(argv)
     torch.set_num_threads(torch.get_num_threads())
     pol = load_policy(PolicyConfig(quantization=a.quantization))

@@ -1,7 +1,7 @@
 """The fixed texts of the harnesses: system prompts, worked examples, phase prompts.
 
-The worked examples use tasks of their own (a notes folder, a greeting, a word count on a
-poem) that no family generator produces, so an exemplar never shows a suite's answer;
+The worked examples use tasks of their own (a notes folder, a word count on a poem, a
+config copy) that no family generator produces, so an exemplar never shows a suite's answer;
 `tests/test_harness.py` checks that against the suites with the overlap audit's shingles.
 """
 
@@ -16,7 +16,7 @@ Each command's keystrokes must end with \\n to run. Set "task_complete": true wh
 
 TASK_TEMPLATE = "Task:\n{instruction}\n\nThe working directory is {workdir}."
 
-# Two worked examples per format: (instruction, [(reply, terminal output), ...])
+# Worked examples: (instruction, [(reply, terminal output), ...])
 EXAMPLES = [
     ("Create a file named /app/notes/todo.md that contains the line: buy milk",
      [("mkdir -p /app/notes && echo 'buy milk' > /app/notes/todo.md", ""),
@@ -24,6 +24,8 @@ EXAMPLES = [
     ("Write the number of words in /app/poem.txt to /app/count.txt.",
      [("wc -w < /app/poem.txt > /app/count.txt", ""),
       ("cat /app/count.txt", "12\n")]),
+    ("Copy the file /app/config/default.ini to /app/config/local.ini.",
+     [("cp /app/config/default.ini /app/config/local.ini", "")]),
 ]
 
 
@@ -57,5 +59,6 @@ PHASES = [
 FEEDBACK = ("A checker ran on your work. These checks still fail: {failing}. Keep going: run the next command "
             "that fixes them.")
 FEEDBACK_PASSED = "A checker ran on your work and every check passes."
+TOO_EARLY = "Not yet: you are in phase {phase}. Finish that phase first; you can reply TASK COMPLETE in the FINISH phase."
 CONFIRM = ("Are you sure you want to mark the task as complete? This will trigger your solution to be graded and "
            "you won't be able to make any further changes. If so, include \"task_complete\": true again.")
