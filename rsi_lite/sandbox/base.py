@@ -187,10 +187,6 @@ class Sandbox(ABC):
         """The Dockerfile's COPY lines, replayed at start (the Docker backend builds them into the image)."""
         return self.environment.copies
 
-    def _command_path(self, n: int) -> str:
-        """Where the shell finds command `n` (the local backend has no /run/rsi)."""
-        return f"/run/rsi/cmd{n}.sh"
-
     # -- the shared protocol -----------------------------------------------------------
     def start(self) -> "Sandbox":
         if self._started:
@@ -210,9 +206,10 @@ class Sandbox(ABC):
         timeout = self.limits.command_timeout if timeout is None else timeout
         self._n += 1
         nonce = secrets.token_hex(8)
-        self._put_file(f"/run/rsi/cmd{self._n}.sh", command.encode() + b"\n", 0o644)
+        path = f"/run/rsi/cmd{self._n}.sh"
+        self._put_file(path, command.encode() + b"\n", 0o644)
         t0 = time.monotonic()
-        self._write(f" source {self._command_path(self._n)} < /dev/null; printf '\\036RSI{nonce}:%d\\036\\n' $?\n".encode())
+        self._write(f" source {self.shell_path(path)} < /dev/null; printf '\\036RSI{nonce}:%d\\036\\n' $?\n".encode())
         cap = OutputCap(self.limits.output_bytes)
         code, restarted, status = self._collect(nonce, cap, t0 + timeout)
         timed_out = status == "timeout"

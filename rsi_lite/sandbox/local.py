@@ -63,9 +63,6 @@ class LocalSandbox(Sandbox):
     def shell_path(self, path: str) -> str:
         return str(self._host(path))
 
-    def _command_path(self, n: int) -> str:
-        return self.shell_path(f"/run/rsi/cmd{n}.sh")
-
     def _write(self, data: bytes) -> None:
         os.write(self._fd, data)
 
