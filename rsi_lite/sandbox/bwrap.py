@@ -16,7 +16,6 @@ import fcntl
 import functools
 import json
 import os
-import pty
 import shutil
 import signal
 import subprocess
@@ -25,8 +24,8 @@ import termios
 import time
 from pathlib import Path
 
-from .base import SHELL_ENV, Sandbox, SandboxError, freeze_and_kill, keeper_command, read_pty
-from .files import copy_in, copy_out
+from .base import SHELL_ENV, SandboxError, freeze_and_kill, keeper_command, read_pty
+from .pty_tree import PtyTreeSandbox
 
 NOBODY = 65534
 
@@ -50,7 +49,7 @@ def _python_roots() -> list[str]:
     return [r for r in dict.fromkeys(roots) if not r.startswith(("/usr", "/etc")) and os.path.isdir(r)]
 
 
-class BubblewrapSandbox(Sandbox):
+class BubblewrapSandbox(PtyTreeSandbox):
     backend = "bwrap"
 
     def _layout(self) -> list[str]:
@@ -112,11 +111,8 @@ class BubblewrapSandbox(Sandbox):
         if not exe:
             raise SandboxError("bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)")
         self._owner = (NOBODY, NOBODY) if os.geteuid() == 0 else None
-        master, slave = pty.openpty()
-        attrs = termios.tcgetattr(slave)
-        attrs[1] &= ~termios.ONLCR  # oflag: keep \n as \n
-        attrs[3] &= ~termios.ECHO  # lflag: do not echo what we type
-        termios.tcsetattr(slave, termios.TCSANOW, attrs)
+        slave = self._open_pty()
+        master = self._fd
         info_r, info_w = os.pipe()
 
         def child_setup():
@@ -134,7 +130,6 @@ class BubblewrapSandbox(Sandbox):
         finally:
             os.close(slave)
             os.close(info_w)
-        self._fd = master
         with os.fdopen(info_r) as f:
             info = f.read()
         if not info:
@@ -160,36 +155,6 @@ class BubblewrapSandbox(Sandbox):
         if not path.startswith("/"):
             path = f"{self.environment.workdir.rstrip('/')}/{path}"
         return self._root / path.lstrip("/")
-
-    def _write(self, data: bytes) -> None:
-        os.write(self._fd, data)
-
-    def _read(self, timeout: float) -> bytes | None:
-        return read_pty(self._fd, timeout)
-
-    def _put_file(self, dest: str, data: bytes, mode: int = 0o644) -> None:
-        host = self._host(dest)
-        tmp = host.with_name(host.name + ".tmp")
-        tmp.write_bytes(data)
-        os.chmod(tmp, mode)
-        os.replace(tmp, host)
-
-    def upload(self, src: Path, dest: str) -> None:
-        copy_in(Path(src), self._host(dest), owner=self._owner)
-
-    def download(self, src: str, dest: Path) -> None:
-        copy_out(self._host(src), Path(dest), max_bytes=self.limits.app_size_mb << 20)
-
-    def read_file(self, path: str) -> bytes | None:
-        host = self._host(path)
-        try:
-            fd = os.open(host, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-        except OSError:
-            return None
-        with os.fdopen(fd, "rb") as f:
-            if not os.path.isfile(f"/proc/self/fd/{f.fileno()}"):
-                return None
-            return f.read(self.limits.file_size_mb << 20)
 
     def _sandbox_pids(self) -> list[int]:
         ns = os.readlink(f"/proc/{self._init_pid}/ns/pid")

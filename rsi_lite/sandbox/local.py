@@ -9,21 +9,19 @@ An agent's `cd /app` or any other absolute path reaches the real host.
 from __future__ import annotations
 
 import os
-import pty
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
-import termios
 import warnings
 from pathlib import Path
 
-from .base import SHELL_ENV, Sandbox, freeze_and_kill, keeper_command, read_pty
-from .files import copy_in, copy_out
+from .base import SHELL_ENV, freeze_and_kill, keeper_command
+from .pty_tree import PtyTreeSandbox
 
 
-class LocalSandbox(Sandbox):
+class LocalSandbox(PtyTreeSandbox):
     backend = "local"
 
     def _launch(self) -> None:
@@ -35,11 +33,7 @@ class LocalSandbox(Sandbox):
         for d in self._map.values():
             d.mkdir()
         (self._dir / "logs" / "verifier").mkdir()
-        master, slave = pty.openpty()
-        attrs = termios.tcgetattr(slave)
-        attrs[1] &= ~termios.ONLCR
-        attrs[3] &= ~termios.ECHO
-        termios.tcsetattr(slave, termios.TCSANOW, attrs)
+        slave = self._open_pty()
         work = str(self._map[self.environment.workdir.rstrip("/") or "/app"])
         env = {**SHELL_ENV, "PATH": os.pathsep.join([os.path.join(sys.prefix, "bin"), os.environ.get("PATH", "/usr/bin:/bin")]), "HOME": str(self._dir / "tmp"),
                "TMPDIR": str(self._dir / "tmp"), "RSI_WORKDIR": work, "APP_DIR": work,
@@ -50,7 +44,6 @@ class LocalSandbox(Sandbox):
         self._proc = subprocess.Popen(keeper, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=work,
                                       start_new_session=True)
         os.close(slave)
-        self._fd = master
 
     def _host(self, path: str) -> Path:
         if not path.startswith("/"):
@@ -62,27 +55,6 @@ class LocalSandbox(Sandbox):
 
     def shell_path(self, path: str) -> str:
         return str(self._host(path))
-
-    def _write(self, data: bytes) -> None:
-        os.write(self._fd, data)
-
-    def _read(self, timeout: float) -> bytes | None:
-        return read_pty(self._fd, timeout)
-
-    def _put_file(self, dest: str, data: bytes, mode: int = 0o644) -> None:
-        host = self._host(dest)
-        host.write_bytes(data)
-        os.chmod(host, mode)
-
-    def upload(self, src: Path, dest: str) -> None:
-        copy_in(Path(src), self._host(dest))
-
-    def download(self, src: str, dest: Path) -> None:
-        copy_out(self._host(src), Path(dest), max_bytes=self.limits.app_size_mb << 20)
-
-    def read_file(self, path: str) -> bytes | None:
-        host = self._host(path)
-        return host.read_bytes() if host.is_file() and not host.is_symlink() else None
 
     def _session_pids(self) -> list[int]:
         keeper, out = self._proc.pid, []
