@@ -169,3 +169,24 @@ def test_local_backend_checks_a_generated_task():
     with pytest.warns(UserWarning):
         result = check_task(load_task(TASKS / "core" / sorted(os.listdir(TASKS / "core"))[0]), backend="local")
     assert result.ok, result.reason
+
+
+def test_after_every_attack_the_verdict_is_still_honest(bwrap_ok):
+    """Fork bomb, endless output, a full disk and a sleeper in one episode: the verifier still runs and says fail."""
+    from rsi_lite.verify import verify_sandbox as verify
+
+    task = load_task(TASKS / "core" / sorted(os.listdir(TASKS / "core"))[0])
+    with make_sandbox(task, backend="bwrap", limits=FAST) as s:
+        s.exec("f(){ f|f& }; f", timeout=2)
+        s.exec("yes", timeout=1)
+        s.exec("head -c 300M /dev/zero > /app/fill; sleep 100 &", timeout=5)
+        report = verify(s, task)
+    assert report.valid and report.strict == 0 and report.total > 0
+
+
+def test_a_fork_bomb_in_one_sandbox_does_not_starve_another(bwrap_ok):
+    with make_sandbox(None, backend="bwrap", limits=FAST) as bomb, make_sandbox(None, backend="bwrap", limits=FAST) as other:
+        bomb.exec("f(){ f|f& }; f", timeout=2)
+        time.sleep(1)
+        r = other.exec("ls /; python3 -c 'print(6 * 7)'")
+        assert r.exit_code == 0 and "42" in r.output

@@ -3,7 +3,7 @@
 The sandbox sees the host's system read-only (/usr, /etc and the Python environment that
 runs the verifier), its own /proc and /dev, and three small private tmpfs mounts: the
 workspace (/app), /tmp and /logs. Every namespace is unshared, so there is no network. Run
-as root, the sandbox drops to an unprivileged user first: the kernel does not apply
+as root, the sandbox drops to an unprivileged user id of its own: the kernel does not apply
 RLIMIT_NPROC to root, and that limit is what stops a fork bomb.
 
 The host reaches into the sandbox's file tree through /proc/<pid>/root, so files travel in
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import fcntl
 import functools
+import itertools
 import json
 import os
 import shutil
@@ -27,7 +28,15 @@ from pathlib import Path
 from .base import SHELL_ENV, SandboxError, freeze_and_kill, keeper_command, read_pty
 from .pty_tree import PtyTreeSandbox
 
-NOBODY = 65534
+UID_BASE = 200_000
+_uids = itertools.count()
+
+
+def _sandbox_uid() -> int:
+    """A user id for one sandbox alone. RLIMIT_NPROC counts every process of a uid on the machine,
+    so sandboxes sharing one uid (say `nobody`) would share one process budget: one fork bomb
+    would starve every other episode and the verifier."""
+    return UID_BASE + (os.getpid() % 1000) * 1000 + next(_uids) % 1000
 
 
 @functools.lru_cache(maxsize=1)
@@ -57,7 +66,7 @@ class BubblewrapSandbox(PtyTreeSandbox):
         work = self.environment.workdir
         if self._owner:
             # as root: no user namespace (its kuid would stay 0, which RLIMIT_NPROC exempts); the
-            # keeper drops to `nobody` itself, with the two capabilities that takes and no others
+            # keeper drops to a uid of its own, with the two capabilities that takes and no others
             args = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
                     "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
         else:
@@ -110,7 +119,8 @@ class BubblewrapSandbox(PtyTreeSandbox):
         exe = shutil.which("bwrap")
         if not exe:
             raise SandboxError("bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)")
-        self._owner = (NOBODY, NOBODY) if os.geteuid() == 0 else None
+        uid = _sandbox_uid()
+        self._owner = (uid, uid) if os.geteuid() == 0 else None
         slave = self._open_pty()
         master = self._fd
         info_r, info_w = os.pipe()
@@ -121,7 +131,7 @@ class BubblewrapSandbox(PtyTreeSandbox):
 
         keeper = keeper_command(self.limits)
         if self._owner:
-            keeper = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+            keeper = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
                       "--inh-caps=-all", "--bounding-set=-all", *keeper]
         cmd = [exe, *self._layout(), "--info-fd", str(info_w), *keeper]
         try:
@@ -145,6 +155,7 @@ class BubblewrapSandbox(PtyTreeSandbox):
                 self._proc.kill()
                 raise SandboxError(f"bwrap sandbox did not come up: {out[-500:]}")
             time.sleep(0.01)
+        self._keeper_pid = self._find_keeper()
         # the command folder belongs to the host side: the agent may read it, not rewrite it
         os.chmod(self._root / "run/rsi", 0o755)
         if self._owner:  # the writable mounts belong to the sandbox user
@@ -168,16 +179,20 @@ class BubblewrapSandbox(PtyTreeSandbox):
                     continue
         return pids
 
-    def _kill_all_but_keeper(self) -> None:
-        keeper = None
+    def _find_keeper(self) -> int:
+        """The init's first child, found at launch: orphans are reparented to the init later, so
+        "a child of init" stops meaning "the keeper" once an agent has left processes behind."""
         for pid in self._sandbox_pids():
             try:
                 with open(f"/proc/{pid}/stat") as f:
                     if int(f.read().rsplit(")", 1)[1].split()[1]) == self._init_pid:
-                        keeper = pid
+                        return pid
             except OSError:
                 continue
-        freeze_and_kill(lambda: [p for p in self._sandbox_pids() if p != keeper])
+        raise SandboxError("bwrap sandbox: no keeper process found")
+
+    def _kill_all_but_keeper(self) -> None:
+        freeze_and_kill(lambda: [p for p in self._sandbox_pids() if p != self._keeper_pid])
 
     def _teardown(self) -> None:
         # kill the sandbox's init first, so the outer bwrap reaps it and exits; killing the outer
