@@ -179,17 +179,21 @@ class BubblewrapSandbox(PtyTreeSandbox):
                     continue
         return pids
 
-    def _find_keeper(self) -> int:
-        """The init's first child, found at launch: orphans are reparented to the init later, so
-        "a child of init" stops meaning "the keeper" once an agent has left processes behind."""
-        for pid in self._sandbox_pids():
-            try:
-                with open(f"/proc/{pid}/stat") as f:
-                    if int(f.read().rsplit(")", 1)[1].split()[1]) == self._init_pid:
-                        return pid
-            except OSError:
-                continue
-        raise SandboxError("bwrap sandbox: no keeper process found")
+    def _find_keeper(self, wait: float = 10.0) -> int:
+        """The init's first child, found at launch (the mounts exist a moment before it is forked).
+        Orphans are reparented to the init later, so "a child of init" stops meaning "the keeper"
+        once an agent has left processes behind."""
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            for pid in self._sandbox_pids():
+                try:
+                    with open(f"/proc/{pid}/stat") as f:
+                        if int(f.read().rsplit(")", 1)[1].split()[1]) == self._init_pid:
+                            return pid
+                except OSError:
+                    continue
+            time.sleep(0.005)
+        raise SandboxError("bwrap sandbox: the keeper process did not start")
 
     def _kill_all_but_keeper(self) -> None:
         freeze_and_kill(lambda: [p for p in self._sandbox_pids() if p != self._keeper_pid])
