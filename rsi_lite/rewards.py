@@ -43,8 +43,8 @@ class Outcome:
     @classmethod
     def of(cls, report) -> "Outcome":
         """From a VerifierReport or a dict with the same fields."""
-        get = report.get if isinstance(report, Mapping) else (lambda k, d=None: getattr(report, k, d))
-        return cls(int(get("strict", 0)), int(get("passed", 0)), int(get("total", 0)), bool(get("valid", False)))
+        return cls(int(_field(report, "strict", 0)), int(_field(report, "passed", 0)),
+                   int(_field(report, "total", 0)), bool(_field(report, "valid", False)))
 
 
 def strict_reward(o: Outcome) -> float:
@@ -148,12 +148,12 @@ def audit(reports: Iterable, divisors: Mapping[str, float] | None = None, *, def
                 n_fail += 1
                 fail_total += r
                 at_least_one += r >= 1.0
-                all_passed += bool(o.valid and o.passed > 0 and o.passed == o.total - _skipped(rep))
+                all_passed += bool(o.valid and o.passed > 0 and o.passed == o.total - int(_field(rep, "skipped", 0) or 0))
         rows.append(AuditRow(kind.upper(), len(reports), n_fail, total, fail_total,
                              fail_total / total if total else 0.0, at_least_one, all_passed))
     return rows
 
 
-def _skipped(rep) -> int:
-    get = rep.get if isinstance(rep, Mapping) else (lambda k, d=None: getattr(rep, k, d))
-    return int(get("skipped", 0) or 0)
+def _field(report, key: str, default):
+    """A field of a VerifierReport or of a dict with the same keys."""
+    return report.get(key, default) if isinstance(report, Mapping) else getattr(report, key, default)
