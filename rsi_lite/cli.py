@@ -12,16 +12,14 @@ from .paths import REPO, TASKS_ROOT
 
 
 def _tasks_for(args_paths: list[str] | None, suite: str | None = None):
+    from .evaluate import resolve_suite
     from .tasks import find_tasks
 
     if args_paths:
-        out = []
-        for p in args_paths:
-            path = Path(p)
-            if not path.exists() and (TASKS_ROOT / p).is_dir():
-                path = TASKS_ROOT / p  # a bare suite name
-            out += find_tasks(path)
-        return out
+        try:  # each a task dir, a suite dir, or a bare suite name
+            return [t for p in args_paths for t in resolve_suite(p, TASKS_ROOT)[1]]
+        except FileNotFoundError as e:
+            sys.exit(f"error: {e}")
     root = TASKS_ROOT / suite if suite else TASKS_ROOT
     if not root.is_dir():
         sys.exit(f"error: {root} does not exist (run `rsi-lite tasks generate`)")
