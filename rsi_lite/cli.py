@@ -180,13 +180,36 @@ def cmd_eval(a) -> int:
 
     rollout = RolloutConfig(harness=a.harness, action_format=a.format, max_turns=a.max_turns,
                             max_new_tokens=a.max_new_tokens, temperature=a.temperature, backend=a.backend,
-                            batch_size=a.batch_size)
+                            batch_size=a.batch_size, engine=a.engine)
     policy = _load_checkpoint(a.checkpoint, a.quantization)
     doc = evaluate(policy, a.suite, Path(a.out), k=a.k, rollout=rollout, checkpoint=a.checkpoint, limit=a.limit,
                    progress=True)
     print(f"checkpoint {a.checkpoint}, harness {a.harness}, {a.k} runs per task")
     print(table(doc["suites"], a.k))
     print(f"wrote {Path(a.out) / 'results.json'}")
+    return 0
+
+
+def cmd_rsr(a) -> int:
+    import json
+
+    from .rsr import RSRConfig, run_discovery_ablation, run_rsr
+    from .rsr.stage import stage_dir
+
+    cfg_path = stage_dir(Path(a.run), a.cycle) / "config.json"
+    if cfg_path.is_file():
+        cfg = None  # resuming: the stage's own config
+    else:
+        cfg = RSRConfig.from_dict(json.loads(Path(a.config).read_text())) if a.config else RSRConfig()
+        if a.init:
+            cfg.init = a.init
+        if a.pool_size:
+            cfg.pool_size = a.pool_size
+    funnel = run_rsr(Path(a.run), a.cycle, cfg, progress=True)
+    print(json.dumps({k: v for k, v in funnel.items() if k != "sft"}, indent=1))
+    print(f"checkpoint: {stage_dir(Path(a.run), a.cycle) / 'checkpoint'}")
+    if a.ablation:
+        print(json.dumps(run_discovery_ablation(Path(a.run), a.cycle, progress=True), indent=1))
     return 0
 
 
@@ -252,9 +275,20 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--temperature", type=float, default=0.6)
     e.add_argument("--quantization", default="lora", choices=["lora", "4bit", "full"],
                    help="lora: fp32 base + LoRA (default; NF4 breaks the 135M model), 4bit: QLoRA")
-    e.add_argument("--batch-size", type=int, default=16)
+    e.add_argument("--batch-size", type=int, default=16, help="episodes live at once")
+    e.add_argument("--engine", default="continuous", choices=["continuous", "lockstep"])
     e.add_argument("--backend", default="auto", choices=["auto", "bwrap", "docker", "local"])
     e.set_defaults(fn=cmd_eval)
+
+    r = sub.add_parser("rsr", help="Recursive Self-Rewrite: discovery -> runbooks -> review -> re-solve -> SFT")
+    r.add_argument("--run", required=True, help="the run directory (the stage writes DIR/rsr-N/)")
+    r.add_argument("--cycle", type=int, default=1)
+    r.add_argument("--config", help="a JSON file of RSRConfig fields (ignored when resuming)")
+    r.add_argument("--init", help="'base' or the adapter directory to start from")
+    r.add_argument("--pool-size", type=int, help="tasks of the generated training pool")
+    r.add_argument("--ablation", action="store_true",
+                   help="also fine-tune straight on the stripped discovery successes (DIR/rsr-N-ablation/)")
+    r.set_defaults(fn=cmd_rsr)
 
     md = sub.add_parser("model", help="the policy's model").add_subparsers(dest="sub", required=True)
     m = md.add_parser("prepare", help="convert the bundled GGUF model to safetensors in the cache (once)")

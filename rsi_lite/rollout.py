@@ -1,8 +1,15 @@
 """Batched multi-turn episodes: harness + policy + sandbox + verifier -> Trajectory records.
 
-Episodes run in lockstep: at each turn one batched `generate` call for every episode still
-active, then their commands in their sandboxes concurrently (threads; the sandboxes are
-separate processes). Each finished episode becomes one Trajectory (one JSON line).
+Two engines, same records:
+- `continuous` (default): continuous batching. Up to `batch_size` episodes are live; an
+  episode's reply joins the running batch as soon as its prompt is ready and leaves it
+  when finished, its command then runs in its sandbox (a worker thread) while the others
+  keep decoding. No episode waits for the slowest row of a turn, and the shared prompt
+  prefix is computed once (see `policy.batching`).
+- `lockstep`: at each turn one batched `generate` call for every episode still active,
+  then their commands concurrently; more episodes than `batch_size` run in waves. Simple
+  to reason about; kept for comparison (`python -m rsi_lite.bench.rollout`).
+Each finished episode becomes one Trajectory (one JSON line).
 
 Tokens are stored, never re-derived from text. The conversation is a list of segments, one
 per chat message, each the token ids of that message's rendering; the model's own reply is
@@ -28,6 +35,7 @@ from pathlib import Path
 
 from .harness.harnesses import HarnessState, make_harness
 from .harness.messages import Message
+from .policy.batching import ContinuousGenerator
 from .policy.generate import generate_batch
 from .rewards import compute_reward
 from .sandbox import SandboxLimits, make_sandbox
@@ -65,7 +73,11 @@ class RolloutConfig:
     workers: int = 8
     """Threads running sandbox commands concurrently."""
     batch_size: int = 16
-    """Episodes generated together; more episodes run in successive waves."""
+    """Episodes live at once (each holds a sandbox); the rest wait for a free place."""
+    engine: str = "continuous"
+    """continuous (episodes join and leave the batch at any step) or lockstep (one generate call per turn)."""
+    seed: int = 0
+    """Sampling seed of the run (episode seeds label the Mean@k runs)."""
     stop_after_block: bool = True
     """bash format: end a reply once its first code block is closed (what follows is never run anyway)."""
 
@@ -218,7 +230,7 @@ class _Episode:
     report: object = None
 
 
-def _stop_ids(tokenizer) -> set[int]:
+def stop_token_ids(tokenizer) -> set[int]:
     ids = {tokenizer.eos_token_id}
     im_end = tokenizer.convert_tokens_to_ids("<|im_end|>")
     if isinstance(im_end, int) and im_end != tokenizer.unk_token_id:
@@ -226,10 +238,14 @@ def _stop_ids(tokenizer) -> set[int]:
     return {i for i in ids if i is not None}
 
 
-def run_episodes(policy, jobs: list[tuple[Task, int]], cfg: RolloutConfig | None = None, *, policy_name: str = "base",
+def run_episodes(policy, jobs: list[tuple], cfg: RolloutConfig | None = None, *, policy_name: str = "base",
                  reward_divisors: dict | None = None, progress: bool = False) -> list[Trajectory]:
-    """Run one episode per (task, seed) in lockstep batches; return their trajectories in order."""
+    """Run one episode per job, (task, seed) or (task, seed, guidance); return their trajectories in job order."""
     cfg = cfg or RolloutConfig()
+    if cfg.engine == "continuous":
+        return _run_continuous(policy, jobs, cfg, policy_name, reward_divisors or {}, progress)
+    if cfg.engine != "lockstep":
+        raise ValueError(f"RolloutConfig.engine: {cfg.engine!r} is neither 'continuous' nor 'lockstep'")
     out: list[Trajectory] = []
     for start in range(0, len(jobs), cfg.batch_size):
         out += _run_wave(policy, jobs[start:start + cfg.batch_size], cfg, policy_name, reward_divisors or {}, progress)
@@ -238,20 +254,12 @@ def run_episodes(policy, jobs: list[tuple[Task, int]], cfg: RolloutConfig | None
 
 def _run_wave(policy, jobs, cfg, policy_name, divisors, progress) -> list[Trajectory]:
     tok, model = policy.tokenizer, policy.model
-    stop = _stop_ids(tok)
+    stop = stop_token_ids(tok)
     limits = SandboxLimits(command_timeout=cfg.command_timeout)
     t_wall = time.monotonic()
     pool = ThreadPoolExecutor(max_workers=cfg.workers)
 
-    def open_episode(job):
-        task, seed = job
-        h = make_harness(cfg.harness, action_format=cfg.action_format, max_turns=cfg.max_turns,
-                         observation_chars=cfg.observation_chars, command_timeout=cfg.command_timeout)
-        msgs = h.start(task.instruction, task.environment.workdir)
-        sb = make_sandbox(task, backend=cfg.backend, limits=limits).start()
-        return _Episode(task, seed, h, HarnessState(), TokenStream(tok, h.system_prompt(), msgs), list(msgs), sb)
-
-    futures = [pool.submit(open_episode, job) for job in jobs]
+    futures = [pool.submit(_open_episode, job, cfg, tok, limits) for job in jobs]
     eps = [f.result() for f in futures if not f.exception()]
     try:
         for f in futures:
@@ -290,6 +298,90 @@ def _run_wave(policy, jobs, cfg, policy_name, divisors, progress) -> list[Trajec
         pool.shutdown(wait=True)
     wall = time.monotonic() - t_wall
     return [_trajectory(e, cfg, policy_name, divisors, wall) for e in eps]
+
+
+def _open_episode(job: tuple, cfg: RolloutConfig, tok, limits: SandboxLimits) -> _Episode:
+    """A job is (task, seed) or (task, seed, guidance): a runbook shown privately during a guided re-solve."""
+    task, seed, *rest = job
+    h = make_harness(cfg.harness, action_format=cfg.action_format, max_turns=cfg.max_turns,
+                     observation_chars=cfg.observation_chars, command_timeout=cfg.command_timeout)
+    msgs = h.start(task.instruction, task.environment.workdir, guidance=rest[0] if rest else None)
+    sb = make_sandbox(task, backend=cfg.backend, limits=limits).start()
+    try:
+        return _Episode(task, seed, h, HarnessState(), TokenStream(tok, h.system_prompt(), msgs), list(msgs), sb)
+    except BaseException:
+        sb.close()
+        raise
+
+
+def _run_continuous(policy, jobs, cfg, policy_name, divisors, progress) -> list[Trajectory]:
+    """The continuous engine: one loop that feeds ready prompts to the batcher and finished replies to the sandboxes."""
+    from collections import deque
+    from concurrent.futures import wait
+
+    tok, stop = policy.tokenizer, stop_token_ids(policy.tokenizer)
+    limits = SandboxLimits(command_timeout=cfg.command_timeout)
+    t_wall = time.monotonic()
+    waiting = deque(range(len(jobs)))
+    eps: dict[int, _Episode] = {}
+    finished: dict[int, Trajectory] = {}
+    work: dict = {}  # future -> (what, job index)
+    asked: dict[int, float] = {}  # job index -> when its prompt was submitted
+    bar = _progress(len(jobs), progress)
+    gen = ContinuousGenerator(policy.model, tok, max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature,
+                              top_p=cfg.top_p, stop_ids=sorted(stop), seed=cfg.seed,
+                              stop_pattern=BLOCK_CLOSED if cfg.stop_after_block and cfg.action_format == "bash" else None,
+                              max_concurrent=cfg.batch_size, context_budget=cfg.context_budget)
+    pool = ThreadPoolExecutor(max_workers=cfg.workers)
+
+    def ready(i: int) -> None:
+        """Episode i may speak: submit its prompt, or end it if it is done or no longer fits."""
+        e = eps[i]
+        if not e.state.done and not e.stream.fit(cfg.context_budget - cfg.max_new_tokens):
+            e.state.finish("context")
+        if e.state.done:
+            work[pool.submit(_final_verify, e, limits)] = ("verify", i)
+        else:
+            asked[i] = time.monotonic()
+            gen.submit(i, e.stream.prompt_ids())
+
+    try:
+        with gen:
+            while waiting or eps or work:
+                while waiting and len(eps) + sum(w == "open" for w, _ in work.values()) < cfg.batch_size:
+                    i = waiting.popleft()
+                    work[pool.submit(_open_episode, jobs[i], cfg, tok, limits)] = ("open", i)
+                for i, g in gen.poll(timeout=0.02 if work else 0.5):
+                    e = eps[i]
+                    e.timings["generate_s"] += time.monotonic() - asked.pop(i)
+                    e.messages.append(Message("action", e.stream.add_action(g.token_ids, g.logprobs, stop)))
+                    work[pool.submit(_act, e, limits)] = ("act", i)
+                done, _ = wait(list(work), timeout=0) if work else (set(), None)
+                for f in done:
+                    what, i = work.pop(f)
+                    result = f.result()  # re-raises a sandbox or verifier error here
+                    if what == "open":
+                        eps[i] = result
+                        ready(i)
+                    elif what == "act":
+                        if result:
+                            eps[i].stream.add_messages(result)
+                            eps[i].messages += result
+                        ready(i)
+                    else:
+                        finished[i] = _trajectory(eps.pop(i), cfg, policy_name, divisors, time.monotonic() - t_wall)
+                        bar.update(1)
+                if not work and not gen.busy and not waiting and eps:
+                    raise RuntimeError("rollout stalled: live episodes with no pending work")
+    finally:
+        for f in work:
+            f.cancel()
+        pool.shutdown(wait=True)
+        opened = [f.result() for f, (w, _) in work.items() if w == "open" and not f.cancelled() and not f.exception()]
+        for e in [*eps.values(), *opened]:
+            e.sandbox.close()
+        bar.close()
+    return [finished[i] for i in range(len(jobs))]
 
 
 def _act(e: _Episode, limits: SandboxLimits) -> list[Message]:
@@ -335,7 +427,7 @@ def _trajectory(e: _Episode, cfg: RolloutConfig, policy_name: str, divisors: dic
         token_ids=ids, action_mask=mask, logprobs=lps, turn_spans=spans, finish_reason=e.state.finish_reason,
         turns=e.state.turn, verifier=rep, rewards=rewards,
         tokens={"prompt": len(ids) - generated, "generated": generated, "total": len(ids)},
-        timings={**{k: round(v, 3) for k, v in e.timings.items()}, "wave_wall_s": round(wall, 3)},
+        timings={**{k: round(v, 3) for k, v in e.timings.items()}, "run_wall_s": round(wall, 3)},
         context_cuts=e.stream.cuts)
 
 

@@ -4,8 +4,9 @@ For the same first prompts (the plain harness on the first `--batch` tasks of `c
 the same token budget, prints generated tokens per second of:
 
     raw         one batched model.generate call, every row forced to the full budget
-    engine      the rollout engine: lockstep turns, bubblewrap sandbox, verifier included
-    sequential  the same engine one episode at a time (batch size 1)
+    engine      the rollout engine (continuous batching), bubblewrap sandbox, verifier included
+    lockstep    the lockstep engine: one generate call per turn for all active episodes
+    sequential  the continuous engine one episode at a time (batch size 1)
 
 Targets (issue 3): engine >= 0.8 x raw, engine >= 4 x sequential. The last two lines are
 `engine/raw = X.XX` and `engine/sequential = Y.YY`. A benchmark, not a test.
@@ -31,11 +32,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--turns", type=int, default=2)
     ap.add_argument("--tokens", type=int, default=64)
     ap.add_argument("--quantization", default="lora")
+    ap.add_argument("--harness", default="plain")
     a = ap.parse_args(argv)
     torch.set_num_threads(torch.get_num_threads())
     pol = load_policy(PolicyConfig(quantization=a.quantization))
     tasks = find_tasks(TASKS_ROOT / "core")[: a.batch]
-    h = make_harness("plain")
+    h = make_harness(a.harness)
     prompts = [TokenStream(pol.tokenizer, h.system_prompt(), h.start(t.instruction)).prompt_ids() for t in tasks]
 
     # raw: one generate call, left-padded, every row exactly a.tokens long
@@ -49,12 +51,13 @@ def main(argv: list[str] | None = None) -> None:
                            do_sample=False, pad_token_id=pad)
     raw = len(prompts) * a.tokens / (time.perf_counter() - t0)
 
-    cfg = RolloutConfig(max_turns=a.turns, max_new_tokens=a.tokens, temperature=0.0, batch_size=a.batch)
+    cfg = RolloutConfig(harness=a.harness, max_turns=a.turns, max_new_tokens=a.tokens, temperature=0.0, batch_size=a.batch)
     jobs = [(t, 0) for t in tasks]
     rates = {}
-    for name, bs in (("engine", a.batch), ("sequential", 1)):
+    for name, bs, engine in (("engine", a.batch, "continuous"), ("lockstep", a.batch, "lockstep"),
+                             ("sequential", 1, "continuous")):
         t0 = time.perf_counter()
-        trajs = run_episodes(pol, jobs, RolloutConfig(**{**cfg.to_dict(), "batch_size": bs}))
+        trajs = run_episodes(pol, jobs, RolloutConfig(**{**cfg.to_dict(), "batch_size": bs, "engine": engine}))
         wall = time.perf_counter() - t0
         gen = sum(t.tokens["generated"] for t in trajs)
         rates[name] = gen / wall
