@@ -1,0 +1,253 @@
+"""Recursive Self-Rewrite: leakage gates (with planted leaks), runbooks, review, cleaning, masked SFT,
+and the stage end to end on the bundled model (resumable).  Run: pytest tests/test_rsr.py
+"""
+
+import json
+import shutil
+
+import pytest
+import torch
+
+from rsi_lite.harness.messages import Message
+from rsi_lite.policy.model import Policy, PolicyConfig, prepare_model
+from rsi_lite.rollout import TokenStream, Trajectory, stop_token_ids
+from rsi_lite.rsr.clean import build_example, clean_turns
+from rsi_lite.rsr.leakage import find_leaks
+from rsi_lite.rsr.review import review
+from rsi_lite.rsr.runbook import extractive_runbook, parse_runbook, render, validate
+from rsi_lite.rsr.sft import SFTConfig, masked_nll, train_sft
+from rsi_lite.rsr.stage import RSRConfig, accept, run_rsr, select_sources
+from rsi_lite.tasks import find_tasks, load_task
+
+from .conftest import TASKS
+
+CSV_TASK = "core-011-data_csv-easy"  # expected value '6' lives only in its tests
+
+
+@pytest.fixture(scope="module")
+def csv_task():
+    return load_task(TASKS / "core" / CSV_TASK)
+
+
+@pytest.fixture(scope="module")
+def tok():
+    from transformers import AutoTokenizer
+
+    t = AutoTokenizer.from_pretrained(str(prepare_model()))
+    t.pad_token = t.eos_token
+    return t
+
+
+# ---------------------------------------------------------------- leakage and review
+
+def test_a_clean_runbook_passes_the_gates(csv_task):
+    book = {"milestones": ["Use `tail` and `wc` on /app/violet_granite.csv to produce /app/pebble.txt"],
+            "checks": ["Look at /app/pebble.txt with `cat` before finishing"], "pitfalls": []}
+    assert find_leaks(render(book), csv_task) == []
+    assert review(book, csv_task).approved
+
+
+@pytest.mark.parametrize("planted, kind", [
+    ("Write 6 to /app/pebble.txt", "test_value"),  # the expected count, which only the tests hold
+    ("def test_value_correct(): assert read('pebble.txt').strip()", "test_text"),  # the test file's words
+    ("tail -n +2 violet_granite.csv | wc -l > pebble.txt", "solution_line"),
+    ("```bash\nwc -l violet_granite.csv\n```", "script"),
+])
+def test_planted_leaks_are_caught(csv_task, planted, kind):
+    book = {"milestones": [planted], "checks": [], "pitfalls": []}
+    leaks = find_leaks(render(book), csv_task)
+    assert any(x.startswith(kind) for x in leaks), leaks
+    verdict = review(book, csv_task)
+    assert not verdict.approved and any(kind in r for r in verdict.reasons)
+
+
+def test_review_rejects_bad_schema_and_foreign_artifacts(csv_task):
+    assert not review({"milestones": []}, csv_task).approved
+    assert not review({"milestones": ["ok"], "extra": 1}, csv_task).approved
+    v = review({"milestones": ["Use `cp` on /app/somewhere_else.csv"]}, csv_task)
+    assert not v.approved and "artifacts" in v.reasons[0]
+
+
+def test_validate_and_parse_tolerate_junk():
+    assert validate({"milestones": ["a"], "checks": [], "pitfalls": []}) == []
+    assert validate([]) and validate({"milestones": "a"}) and validate({"milestones": ["x" * 300]})
+    assert parse_runbook('Sure! {"milestones": ["a"]} and {broken') == {"milestones": ["a"]}
+    assert parse_runbook("no json {here") is None
+
+
+# ---------------------------------------------------------------- the extractive planner
+
+def _m(kind, content):
+    return {"kind": kind, "role": "assistant" if kind == "action" else "user", "content": content}
+
+
+def test_extractive_runbook_names_tools_files_checks_and_pitfalls():
+    instruction = "Copy the file /app/a.txt to /app/b.txt."
+    msgs = [_m("instruction", instruction),
+            _m("action", "```bash\ncp /app/x.txt /app/b.txt\n```"),
+            _m("observation", "cp: cannot stat '/app/x.txt': No such file or directory\n[exit code 1]"),
+            _m("action", "```bash\ncp /app/a.txt /app/b.txt\n```"), _m("observation", "(no output)"),
+            _m("action", "```bash\ncat /app/b.txt\n```"), _m("observation", "hello"),
+            _m("action", "TASK COMPLETE")]
+    book = extractive_runbook(instruction, msgs)
+    assert validate(book) == []
+    assert book["milestones"] == ["Use `cp` on /app/a.txt, /app/b.txt"]
+    assert book["checks"] == ["Look at /app/b.txt with `cat` before finishing"]
+    assert book["pitfalls"][0].startswith("`cp` failed here (exit 1): cp: cannot stat")
+    assert "cp /app/a.txt /app/b.txt" not in render(book)  # tools and files, never the command
+    assert extractive_runbook(instruction, msgs[:1] + msgs[5:]) is None  # only inspected: nothing to teach
+
+
+# ---------------------------------------------------------------- cleaning
+
+def _trajectory(tok, messages: list[Message], harness="exemplar", task=CSV_TASK) -> Trajectory:
+    """A record as the engine writes it: actions are the ids 'generated' (here: encoded, plus the stop token)."""
+    stop = stop_token_ids(tok)
+    im_end = tok.convert_tokens_to_ids("<|im_end|>")
+    first = next(i for i, m in enumerate(messages) if m.kind == "action")
+    stream = TokenStream(tok, "a helper harness's system prompt", messages[:first])
+    for m in messages[first:]:
+        if m.kind == "action":
+            ids = tok.encode(m.content, add_special_tokens=False) + [im_end]
+            stream.add_action(ids, [-0.5] * len(ids), stop)
+        else:
+            stream.add_messages([m])
+    ids, mask, spans, pos = [], [], [], 0
+    for s in stream.segments:
+        if s.kind == "action":
+            spans.append([pos, pos + len(s.ids)])
+        ids += s.ids
+        mask += s.mask
+        pos += len(s.ids)
+    return Trajectory(task=task, task_path=str(TASKS / "core" / task), suite="core", family="data_csv",
+                      difficulty="easy", harness=harness, action_format="bash", policy="base", seed=0,
+                      system="x", messages=[m.to_dict() for m in messages], token_ids=ids, action_mask=mask,
+                      logprobs=[0.0] * len(ids), turn_spans=spans, finish_reason="complete", turns=len(spans),
+                      verifier={"strict": 1, "passed": 4, "total": 4, "tests": []}, rewards={}, tokens={},
+                      timings={})
+
+
+def test_cleaning_drops_guidance_control_and_refused_actions_and_keeps_ids(tok):
+    msgs = [Message("control", "Task: an example", as_role="user"),
+            Message("control", "```bash\nls\n```", as_role="assistant"),
+            Message("guidance", "Private notes: use tail and wc"),
+            Message("instruction", "Task:\nCount rows."),
+            Message("action", "I will count"),  # refused: a parse error
+            Message("control", "Previous response had parsing errors"),
+            Message("action", "```bash\ntail -n +2 /app/violet_granite.csv | wc -l > /app/pebble.txt\n```"),
+            Message("control", "Phase 3/4 CHECK"),  # a phase prompt before the output still leaves it answered
+            Message("observation", "(no output)"),
+            Message("control", "Checks still failing: value_correct"),
+            Message("action", "TASK COMPLETE")]
+    traj = _trajectory(tok, msgs)
+    kept = [m["kind"] for m, _ in clean_turns(traj)]
+    assert kept == ["instruction", "action", "observation", "action"]
+    ex = build_example(tok, traj, "resolve")
+    assert ex.retokenizes
+    assert [m["kind"] for m in ex.messages] == kept
+    text = tok.decode(ex.input_ids)
+    assert "Private notes" not in text and "parsing errors" not in text and "Phase" not in text
+    # the trained tokens are exactly the stored ids of the two kept actions
+    stored = [traj.token_ids[a:b] for a, b in traj.turn_spans][1:]
+    trained = [i for i, m in zip(ex.input_ids, ex.loss_mask) if m]
+    assert trained == stored[0] + stored[1]
+    # the system prompt is the plain harness's, the target the training is for
+    assert "You are an AI agent working in a Linux terminal" in text
+
+
+def test_accept_rejects_failures_and_quotes(tok, csv_task):
+    book = {"milestones": ["Use `tail` and `wc` on /app/violet_granite.csv to count the data rows carefully"],
+            "checks": [], "pitfalls": []}
+    ok = _trajectory(tok, [Message("instruction", "Task"), Message("action", "```bash\ntail -n +2 violet_granite.csv | wc -l > pebble.txt\n```")])
+    assert accept(ok, book, csv_task) == ["leakage: solution_line: 'tail -n +2 violet_granite.csv | wc -l > pebble.txt'"]
+    fine = _trajectory(tok, [Message("instruction", "Task"), Message("action", "```bash\nwc -l < /app/violet_granite.csv\n```")])
+    assert accept(fine, book, csv_task) == []
+    quoting = _trajectory(tok, [Message("instruction", "Task"), Message("action", "# to count the data rows carefully\nwc")])
+    assert any("quotes the runbook" in r for r in accept(quoting, book, csv_task))
+    failed = _trajectory(tok, [Message("instruction", "Task"), Message("action", "ls")])
+    failed.verifier = {"strict": 0}
+    assert accept(failed, book, csv_task) == ["not a strict success"]
+
+
+def test_select_sources_keeps_strict_successes_fewest_turns_first(tok):
+    a = _trajectory(tok, [Message("instruction", "T"), Message("action", "x"), Message("observation", "o"), Message("action", "y")])
+    b = _trajectory(tok, [Message("instruction", "T"), Message("action", "z")])
+    c = _trajectory(tok, [Message("instruction", "T"), Message("action", "w")])
+    c.verifier = {"strict": 0}
+    assert select_sources([a, b, c], per_task=1) == [b]
+
+
+# ---------------------------------------------------------------- masked SFT
+
+def test_masked_nll_matches_cross_entropy_on_the_masked_tokens():
+    torch.manual_seed(0)
+    logits, ids = torch.randn(2, 5, 7), torch.randint(0, 7, (2, 5))
+    mask = torch.tensor([[0, 0, 1, 1, 0], [0, 1, 0, 0, 1]])
+    want = []
+    for b in range(2):
+        for t in range(1, 5):
+            if mask[b, t]:
+                want.append(torch.nn.functional.cross_entropy(logits[b, t - 1][None], ids[b, t][None]))
+    assert torch.allclose(masked_nll(logits, ids, mask), torch.stack(want).mean())
+
+
+@pytest.fixture
+def two_adapter_policy(tok):
+    from peft import LoraConfig, get_peft_model
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    cfg = LlamaConfig(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                      num_attention_heads=4, num_key_value_heads=2)
+    lora = dict(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"], task_type="CAUSAL_LM")
+    model = get_peft_model(LlamaForCausalLM(cfg), LoraConfig(**lora), adapter_name="actor")
+    model.add_adapter("critic", LoraConfig(**lora))
+    for n, p in model.named_parameters():  # B starts at zero; make every adapter non-trivial
+        if "lora_B" in n:
+            torch.nn.init.normal_(p, std=0.02)
+    return Policy(model, tok, PolicyConfig(quantization="lora"), ["actor", "critic"])
+
+
+def test_sft_trains_only_the_actor_and_lowers_the_loss(tok, two_adapter_policy):
+    pol = two_adapter_policy
+    before = {n: p.detach().clone() for n, p in pol.model.named_parameters()}
+    msgs = [Message("instruction", "Task:\nCount rows."), Message("action", "```bash\nwc -l < /app/a.csv\n```")]
+    ex = build_example(tok, _trajectory(tok, msgs), "resolve")
+    summary = train_sft(pol, [ex] * 4, SFTConfig(epochs=6, lr=1e-2, batch_size=2, warmup_steps=1))
+    assert summary["last_loss"] < summary["first_loss"]
+    for n, p in pol.model.named_parameters():
+        changed = not torch.equal(p.detach(), before[n])
+        assert changed == ("lora_" in n and ".actor." in n), n
+
+
+# ---------------------------------------------------------------- the stage, end to end
+
+def test_rsr_stage_end_to_end_and_resumable(tmp_path, bwrap_ok):
+    """The bundled model solves the copy task under the exemplar harness (greedy), so the funnel is non-empty."""
+    pool = tmp_path / "pool"
+    src = next(t for t in find_tasks(TASKS / "core") if t.name == "core-000-file_ops-easy")
+    shutil.copytree(src.path, pool / src.name)
+    cfg = RSRConfig(pool=str(pool), discovery_harnesses=["exemplar"], discovery_samples=1, runbooks_per_success=1,
+                    resolves_per_runbook=2, sft=SFTConfig(epochs=1))
+    cfg.rollout.temperature, cfg.rollout.max_turns = 0.0, 2
+    run = tmp_path / "run"
+    funnel = run_rsr(run, 1, cfg)
+    d = run / "rsr-1"
+    assert funnel["source_successes"] == 1 and funnel["model_planner"]["sampled"] == 1
+    assert funnel["runbooks_by_planner"]["extractive"] == 1
+    assert funnel["approved"] >= 1 and funnel["resolves"] == 2 * funnel["approved"]
+    assert funnel["accepted"] >= 1 and funnel["examples"] >= 1 and funnel["training_tokens"] > 0
+    assert (d / "checkpoint" / "adapter_config.json").is_file() and (d / "DONE").is_file()
+    ex = json.loads((d / "dataset.jsonl").read_text().splitlines()[0])
+    assert ex["retokenizes"] and "guidance" not in {m["kind"] for m in ex["messages"]}
+    # resume: as if killed after the re-solves; finished steps are not redone
+    stamp = (d / "discovery.jsonl").stat().st_mtime_ns
+    for name in ("dataset.jsonl", "DONE", "funnel.json"):
+        (d / name).unlink()
+    shutil.rmtree(d / "checkpoint")
+    again = run_rsr(run, 1)
+    assert (d / "discovery.jsonl").stat().st_mtime_ns == stamp
+    assert {k: again[k] for k in ("source_successes", "approved", "accepted", "examples")} == \
+        {k: funnel[k] for k in ("source_successes", "approved", "accepted", "examples")}
+    with pytest.raises(ValueError, match="another config"):
+        run_rsr(run, 1, RSRConfig(pool=str(pool)))
