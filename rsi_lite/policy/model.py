@@ -164,6 +164,8 @@ class Policy:
     tokenizer: object
     config: PolicyConfig
     adapters: list[str] = field(default_factory=list)
+    value_head: object = None
+    """The critic's scalar head (`policy.critic.add_critic`); None without a critic."""
 
 
 def load_policy(cfg: PolicyConfig | None = None, adapter_path: str | Path | None = None) -> Policy:

@@ -1,0 +1,129 @@
+"""The critic: a LoRA adapter of its own plus a scalar value head, on the same frozen base as the actor.
+
+    values(policy, ids, attention) -> [B, T]   one value per token (read on action tokens)
+    token_logprobs(policy, ids, attention) -> [B, T]   log p_actor(token t | tokens < t); 0 at t = 0
+
+Actor and critic share only the frozen base: the actor's LoRA weights, the critic's LoRA
+weights and the value head are three disjoint sets, so the actor can be frozen while the
+critic trains (the warm-up) and either can be saved, inherited or reset on its own.
+
+Switching adapters: peft's `set_adapter` also flips `requires_grad` on the adapters, which
+would silently change what a later backward pass reaches; `using_adapter` switches only
+which adapter the layers apply, and leaves gradients to the caller.
+"""
+
+from __future__ import annotations
+
+import json
+from contextlib import contextmanager
+from pathlib import Path
+
+CRITIC = "critic"
+ACTOR = "actor"
+
+
+@contextmanager
+def using_adapter(model, name: str):
+    """Route every LoRA layer through adapter `name` inside the block (gradient flags untouched)."""
+    from peft.tuners.tuners_utils import BaseTunerLayer
+
+    layers = [m for m in model.modules() if isinstance(m, BaseTunerLayer)]
+    before = [m._active_adapter for m in layers]
+    for m in layers:
+        if name not in m.lora_A:
+            raise KeyError(f"no adapter {name!r} on this model (have: {', '.join(m.lora_A)})")
+        m._active_adapter = [name]
+    try:
+        yield
+    finally:
+        for m, b in zip(layers, before):
+            m._active_adapter = b
+
+
+def add_critic(policy, *, r: int | None = None, alpha: int | None = None, seed: int = 0, path: str | Path | None = None):
+    """Attach a critic adapter and value head to `policy` (fresh, or loaded from `path`); return the policy."""
+    import torch
+    from peft import LoraConfig
+
+    cfg = policy.config
+    if CRITIC in policy.adapters:
+        raise ValueError("the policy already has a critic")
+    torch.manual_seed(seed)
+    if path is not None:
+        path = Path(path)
+        meta = json.loads((path / "critic.json").read_text())
+        policy.model.load_adapter(str(path), adapter_name=CRITIC, is_trainable=True)
+    else:
+        meta = {"hidden_size": policy.model.config.hidden_size}
+        policy.model.add_adapter(CRITIC, LoraConfig(r=r or cfg.lora_r, lora_alpha=alpha or cfg.lora_alpha,
+                                                    lora_dropout=0.0, target_modules=cfg.target_modules,
+                                                    task_type="CAUSAL_LM"))
+    head = torch.nn.Linear(meta["hidden_size"], 1)
+    if path is not None:
+        head.load_state_dict(torch.load(path / "value_head.pt", weights_only=True))
+    else:
+        torch.nn.init.zeros_(head.weight)  # start at V = 0: no opinion before the warm-up
+        torch.nn.init.zeros_(head.bias)
+    policy.value_head = head
+    policy.adapters.append(CRITIC)
+    # peft's add/load_adapter may have re-activated an adapter; the actor stays the one generating
+    policy.model.base_model.set_adapter(ACTOR)
+    return policy
+
+
+def critic_parameters(policy) -> list:
+    return [p for n, p in policy.model.named_parameters() if "lora_" in n and f".{CRITIC}." in n] + \
+        list(policy.value_head.parameters())
+
+
+def actor_parameters(policy) -> list:
+    return [p for n, p in policy.model.named_parameters() if "lora_" in n and f".{ACTOR}." in n]
+
+
+def set_trainable(policy, *, actor: bool, critic: bool) -> None:
+    """Freeze or unfreeze the actor and the critic independently; the base is always frozen."""
+    for p in policy.model.parameters():
+        p.requires_grad_(False)
+    for p in actor_parameters(policy):
+        p.requires_grad_(actor)
+    for p in critic_parameters(policy):
+        p.requires_grad_(critic)
+
+
+def values(policy, input_ids, attention_mask):
+    """[B, T] values: the critic adapter's last hidden state through the value head."""
+    with using_adapter(policy.model, CRITIC):
+        out = policy.model(input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=True)
+    return policy.value_head(out.hidden_states[-1].float()).squeeze(-1)
+
+
+def token_logprobs(policy, input_ids, attention_mask, temperature: float = 1.0):
+    """[B, T] log-probability of each token under the actor given the tokens before it (0 at position 0)."""
+    import torch
+
+    with using_adapter(policy.model, ACTOR):
+        logits = policy.model(input_ids=input_ids, attention_mask=attention_mask).logits
+    logp = torch.log_softmax(logits[:, :-1].float() / temperature, dim=-1)
+    lp = logp.gather(-1, input_ids[:, 1:].unsqueeze(-1)).squeeze(-1)
+    return torch.nn.functional.pad(lp, (1, 0))
+
+
+def save_critic(policy, path: Path) -> Path:
+    """The critic adapter and value head in `path` (written to a temp dir, then renamed)."""
+    import shutil
+    import tempfile
+
+    import torch
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=path.name + ".tmp"))
+    policy.model.save_pretrained(str(tmp), selected_adapters=[CRITIC])
+    src = tmp / CRITIC if (tmp / CRITIC / "adapter_config.json").is_file() else tmp
+    torch.save(policy.value_head.state_dict(), src / "value_head.pt")
+    (src / "critic.json").write_text(json.dumps({"hidden_size": policy.value_head.in_features}) + "\n")
+    if path.exists():
+        shutil.rmtree(path)
+    src.rename(path)
+    shutil.rmtree(tmp, ignore_errors=True)
+    return path

@@ -1,0 +1,113 @@
+"""PPO losses on action tokens: a clipped surrogate with an asymmetric ratio clip, and the value loss.
+
+Background. For each action token t with advantage A_t and the probability ratio
+rho_t = pi_new(a_t | s_t) / pi_old(a_t | s_t) of the sampled token,
+
+    L_policy = - mean_t  min( rho_t * A_t,  clip(rho_t, r_low, r_high) * A_t )
+    L_value  =   mean_t  0.5 * (V_t - R_t)^2
+    L        =   L_policy + vf_coef * L_value + kl_coef * KL + ent_coef * (-H)
+
+with the mean over action tokens of the batch (masked tokens never count). The paper clips
+the ratio to [0.70, 6.00] (epsilon 0.30 below, 5.00 above): a token the policy has come to
+like may be pushed up to six-fold before the gradient stops, one it dislikes only down to
+0.7; KL and entropy coefficients are 0 (present, so a learner can turn them on).
+
+Worked example. A = [+1, -1], ratios [7.0, 0.5], clip [0.7, 6.0]:
+    token 1: min(7*1, 6*1) = 6     (clipped: no gradient past 6x)
+    token 2: min(0.5*-1, 0.7*-1) = -0.7   (clipped)
+    L_policy = -(6 - 0.7) / 2 = -2.65, clipfrac = 1.0
+
+Metric names are fixed (TRL-style): losses/policy, losses/value, losses/clipfrac,
+losses/approx_kl, losses/explained_variance, ratio/mean, ratio/min, ratio/max.
+Pure tensor functions: no model, no file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import torch
+
+
+@dataclass
+class PPOConfig:
+    """The PPO update."""
+
+    ratio_low: float = 0.7
+    """Lower ratio bound (1 - epsilon_low; the paper's 0.70)."""
+    ratio_high: float = 6.0
+    """Upper ratio bound (1 + epsilon_high; the paper's 6.00)."""
+    vf_coef: float = 1.0
+    """Weight of the value loss (it reaches only the critic's weights; actor and critic share none)."""
+    kl_coef: float = 0.0
+    """Weight of the k3 KL estimate to the rollout policy (0, as in the paper)."""
+    ent_coef: float = 0.0
+    """Weight of the entropy bonus (0, as in the paper)."""
+    whiten_advantages: bool = True
+    """Normalise advantages over the batch's action tokens."""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def masked_mean(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    m = mask.float()
+    return (x * m).sum() / m.sum().clamp(min=1.0)
+
+
+def masked_whiten(x: torch.Tensor, mask: torch.Tensor, eps: float = 1e-8) -> torch.Tensor:
+    """(x - mean) / std over the masked entries; masked-out entries become 0."""
+    mean = masked_mean(x, mask)
+    var = masked_mean((x - mean) ** 2, mask)
+    return torch.where(mask.bool(), (x - mean) * torch.rsqrt(var + eps), torch.zeros_like(x))
+
+
+def explained_variance(values: torch.Tensor, returns: torch.Tensor, mask: torch.Tensor) -> float:
+    """1 - Var(R - V) / Var(R) over masked entries: 1 is perfect, 0 no better than a constant, < 0 worse."""
+    r = returns[mask.bool()].float()
+    v = values[mask.bool()].float()
+    var_r = r.var(unbiased=False)
+    if r.numel() < 2 or var_r.item() == 0:
+        return float("nan")
+    return float(1 - (r - v).var(unbiased=False) / var_r)
+
+
+def policy_loss(logprobs: torch.Tensor, old_logprobs: torch.Tensor, advantages: torch.Tensor, mask: torch.Tensor,
+                ratio_low: float = 0.7, ratio_high: float = 6.0) -> tuple[torch.Tensor, dict]:
+    """Clipped surrogate over action tokens. All inputs [B, T]; returns (loss, stats)."""
+    log_ratio = (logprobs - old_logprobs) * mask
+    ratio = torch.exp(log_ratio)
+    surr = ratio * advantages
+    clipped = torch.clamp(ratio, ratio_low, ratio_high) * advantages
+    loss = -masked_mean(torch.minimum(surr, clipped), mask)
+    with torch.no_grad():
+        m = mask.bool()
+        stats = {"losses/clipfrac": float(masked_mean((clipped < surr).float(), mask)),
+                 "losses/approx_kl": float(masked_mean((ratio - 1) - log_ratio, mask)),
+                 "ratio/mean": float(masked_mean(ratio, mask)),
+                 "ratio/min": float(ratio[m].min()) if m.any() else float("nan"),
+                 "ratio/max": float(ratio[m].max()) if m.any() else float("nan")}
+    return loss, stats
+
+
+def value_loss(values: torch.Tensor, returns: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """0.5 * mean squared error to the returns over action tokens."""
+    return 0.5 * masked_mean((values - returns) ** 2, mask)
+
+
+def ppo_loss(logprobs, old_logprobs, advantages, values, returns, mask, cfg: PPOConfig | None = None,
+             entropy: torch.Tensor | None = None) -> tuple[torch.Tensor, dict]:
+    """The whole objective and its metrics (names fixed, see the module docstring)."""
+    cfg = cfg or PPOConfig()
+    adv = masked_whiten(advantages, mask) if cfg.whiten_advantages else advantages
+    pl, stats = policy_loss(logprobs, old_logprobs, adv, mask, cfg.ratio_low, cfg.ratio_high)
+    vl = value_loss(values, returns, mask)
+    loss = pl + cfg.vf_coef * vl
+    if cfg.kl_coef:
+        log_ratio = (logprobs - old_logprobs) * mask
+        loss = loss + cfg.kl_coef * masked_mean(torch.exp(log_ratio) - 1 - log_ratio, mask)
+    if cfg.ent_coef and entropy is not None:
+        loss = loss - cfg.ent_coef * masked_mean(entropy, mask)
+    stats.update({"losses/policy": float(pl), "losses/value": float(vl),
+                  "losses/explained_variance": explained_variance(values.detach(), returns, mask)})
+    return loss, stats
