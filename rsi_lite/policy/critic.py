@@ -61,9 +61,8 @@ def add_critic(policy, *, r: int | None = None, alpha: int | None = None, seed: 
     head = torch.nn.Linear(meta["hidden_size"], 1)
     if path is not None:
         head.load_state_dict(torch.load(path / "value_head.pt", weights_only=True))
-    else:
-        torch.nn.init.zeros_(head.weight)  # start at V = 0: no opinion before the warm-up
-        torch.nn.init.zeros_(head.bias)
+    # a fresh head keeps torch's default (seeded) initialisation: a zero head would also zero the gradient
+    # reaching the critic's LoRA weights on the first step
     policy.value_head = head
     policy.adapters.append(CRITIC)
     # peft's add/load_adapter may have re-activated an adapter; the actor stays the one generating

@@ -124,13 +124,19 @@ def pool_tasks(run: Path, cfg: RSRConfig):
 
 
 def discover(policy, tasks, cfg: RSRConfig, out: Path, progress=False) -> list[Trajectory]:
-    """Step 1: every task under every discovery harness, `discovery_samples` times."""
+    """Step 1: every task under every discovery harness, `discovery_samples` times (one file per harness first,
+    so a killed discovery keeps the harnesses it finished)."""
     trajs: list[Trajectory] = []
     for h in cfg.discovery_harnesses:
-        rc = RolloutConfig(**{**cfg.rollout.to_dict(), "harness": h})
-        jobs = [(t, s) for s in range(cfg.discovery_samples) for t in tasks]
-        trajs += run_episodes(policy, jobs, rc, policy_name=cfg.init, progress=progress)
+        part = out.with_name(f"{out.stem}-{h}.jsonl")
+        if not part.is_file():
+            rc = RolloutConfig(**{**cfg.rollout.to_dict(), "harness": h})
+            jobs = [(t, s) for s in range(cfg.discovery_samples) for t in tasks]
+            write_trajectories(run_episodes(policy, jobs, rc, policy_name=cfg.init, progress=progress), part)
+        trajs += read_trajectories(part)
     write_trajectories(trajs, out)
+    for h in cfg.discovery_harnesses:
+        out.with_name(f"{out.stem}-{h}.jsonl").unlink()
     return trajs
 
 
@@ -262,7 +268,7 @@ def run_rsr(run: Path, cycle: int, cfg: RSRConfig | None = None, *, policy=None,
 
     d = stage_dir(run, cycle)
     d.mkdir(parents=True, exist_ok=True)
-    cfg = _config(d, cfg)
+    cfg = config_file(d, cfg, RSRConfig)
     if (d / "DONE").is_file():
         return json.loads((d / "funnel.json").read_text())
     policy = policy or load_actor(cfg.init)
@@ -329,6 +335,21 @@ def run_rsr(run: Path, cycle: int, cfg: RSRConfig | None = None, *, policy=None,
     return funnel
 
 
+FUNNEL_ROWS = [("source_successes", "source successes (strict, kept)"), ("runbooks", "runbooks"),
+               ("approved", "approved by the reviewer"), ("resolves", "guided re-solves"),
+               ("accepted", "accepted re-solves"), ("examples", "clean training examples"),
+               ("training_tokens", "training tokens (loss mask)")]
+
+
+def funnel_table(funnel: dict) -> str:
+    """The funnel as lines, like the paper's 2,001 successes -> 11,094 trajectories."""
+    lines = [f"{label:34} {funnel[key]:>7}" for key, label in FUNNEL_ROWS]
+    mp = funnel.get("model_planner") or {}
+    if mp.get("sampled"):
+        lines.append(f"{'model planner schema-pass rate':34} {mp['valid']:>3}/{mp['sampled']}")
+    return "\n".join(lines)
+
+
 def run_discovery_ablation(run: Path, cycle: int, *, progress: bool = False) -> dict:
     """The ablation: SFT straight on the stripped discovery successes (no runbook, no re-solve)."""
     src = stage_dir(run, cycle)
@@ -353,14 +374,14 @@ def run_discovery_ablation(run: Path, cycle: int, *, progress: bool = False) -> 
     return summary
 
 
-def _config(d: Path, cfg: RSRConfig | None) -> RSRConfig:
-    """The stage's config: the one on disk when resuming (a changed config would mix two stages' files)."""
+def config_file(d: Path, cfg, cls):
+    """A stage's config: the one on disk when resuming (a changed config would mix two stages' files)."""
     path = d / "config.json"
     if path.is_file():
-        on_disk = RSRConfig.from_dict(json.loads(path.read_text()))
+        on_disk = cls.from_dict(json.loads(path.read_text()))
         if cfg is not None and cfg.to_dict() != on_disk.to_dict():
             raise ValueError(f"{path}: the stage was started with another config; use a new run directory")
         return on_disk
-    cfg = cfg or RSRConfig()
+    cfg = cfg or cls()
     write_json_atomic(path, cfg.to_dict())
     return cfg

@@ -1,0 +1,292 @@
+"""The RPR stage: PPO with a learned critic that can be inherited from the previous cycle.
+
+One loop that reads top to bottom (CleanRL's order):
+
+    warm-up       one pass over the warm-up tasks, actor frozen: the critic learns values
+    calibration   `calibration_steps` critic-only steps on training batches
+    joint         `steps` PPO updates of actor and critic together
+    each step:    B tasks, one rollout each (plain harness) -> reward (S | FDR | SPR)
+                  -> values (critic) -> TB-GAE or GAE advantages -> minibatches
+                  -> ppo_loss -> actor and critic optimizers -> metrics.jsonl
+
+Every episode ends with the verifier's verdict, so every episode is terminal for the
+estimator (no bootstrap; `advantages` documents the bootstrap for cut sequences).
+"Old" log-probabilities are recomputed with the actor before the update, in the same
+forward as training, so the first ratio is exactly 1; the gap to the rollout's own
+log-probabilities (sampled at `rollout.temperature`) is logged as `logprobs/rollout_gap`.
+
+Files in `DIR/rpr-N/`: config.json; step-KKK/ per finished step (metrics.json,
+trajectories.jsonl, and for the newest step actor/, critic/, optim.pt; DONE last), so a
+killed run resumes at the first unfinished step; at the end metrics.jsonl, actor/,
+critic/, summary.json and DONE. Learning rates are scaled for LoRA on a 135M model:
+the paper's 5e-7 (actor) and 1.5e-5 (critic) are for full weights of a 27B model; LoRA
+needs larger steps, so the defaults keep the paper's ordering (critic faster than actor)
+at 2e-5 and 2e-4.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from .advantages import tb_gae, terminal_rewards, token_gae
+from .ppo import PPOConfig, explained_variance, ppo_loss, value_loss
+from .rollout import RolloutConfig, Trajectory, run_episodes
+
+
+@dataclass
+class RPRConfig:
+    """One refinement stage."""
+
+    init: str = "base"
+    """The actor to start from: 'base' or an adapter directory (RSR's checkpoint; `--from base` is the control)."""
+    critic_from: str = ""
+    """A saved critic to inherit (the previous RPR stage's `critic/`); empty: a fresh critic."""
+    pool: str = ""
+    """Training tasks; empty: the run's generated pool (DIR/pool, shared with RSR)."""
+    pool_size: int = 360
+    """Tasks of the generated pool."""
+    warmup_tasks: int = 16
+    """Tasks of the critic warm-up (from the pool: the kit's swr suite is an evaluation suite, never trained on)."""
+    warmup_epochs: int = 2
+    """Critic passes over the warm-up rollouts."""
+    calibration_steps: int = 4
+    """Critic-only steps on fresh training batches before joint updates."""
+    steps: int = 8
+    """Joint actor-critic PPO steps."""
+    batch_tasks: int = 8
+    """B: tasks per step, one rollout each."""
+    minibatch: int = 4
+    """Trajectories per gradient step."""
+    ppo_epochs: int = 1
+    """Passes over each batch."""
+    reward: str = "spr"
+    """s | fdr | spr."""
+    estimator: str = "tb_gae"
+    """tb_gae | gae."""
+    gamma_turn: float = 1.0
+    """Discount at a turn boundary (per token for 'gae')."""
+    lam_turn: float = 0.95
+    """Trace decay at a turn boundary (per token for 'gae')."""
+    actor_lr: float = 2e-5
+    """Actor LoRA learning rate."""
+    critic_lr: float = 2e-4
+    """Critic LoRA + value head learning rate."""
+    max_grad_norm: float = 1.0
+    """Global gradient-norm clip, per optimizer."""
+    seed: int = 0
+    """Task order and sampling seed."""
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    """Loss settings (clip 0.7 / 6.0, no KL, no entropy)."""
+    rollout: RolloutConfig = field(default_factory=lambda: RolloutConfig(harness="plain", temperature=1.0,
+                                                                         max_turns=3, max_new_tokens=64))
+    """Training rollouts: the plain harness at temperature 1 (the training forward's distribution)."""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "RPRConfig":
+        d = dict(d)
+        d["ppo"] = PPOConfig(**d.get("ppo", {}))
+        d["rollout"] = RolloutConfig(**d.get("rollout", {}))
+        return cls(**d)
+
+
+# ---------------------------------------------------------------- tensors from trajectories
+
+def batch_tensors(trajs: list[Trajectory], reward: str, pad_id: int):
+    """Right-padded ids, attention, action mask, rollout log-probs and token rewards [B, T]."""
+    import torch
+
+    width = max(len(t.token_ids) for t in trajs)
+    B = len(trajs)
+    ids = torch.full((B, width), pad_id, dtype=torch.long)
+    att = torch.zeros((B, width), dtype=torch.long)
+    mask = torch.zeros((B, width), dtype=torch.long)
+    lps = torch.zeros((B, width))
+    for i, t in enumerate(trajs):
+        n = len(t.token_ids)
+        ids[i, :n] = torch.tensor(t.token_ids)
+        att[i, :n] = 1
+        mask[i, :n] = torch.tensor(t.action_mask)
+        lps[i, :n] = torch.tensor(t.logprobs)
+    rewards = terminal_rewards(torch.tensor([float(t.rewards[reward]) for t in trajs]), mask)
+    return ids, att, mask, lps, rewards
+
+
+def advantages_for(cfg: RPRConfig, rewards, values, mask):
+    import torch
+
+    done = torch.ones(values.shape[0], dtype=torch.bool)  # every episode ends with the verifier's verdict
+    if cfg.estimator == "tb_gae":
+        return tb_gae(rewards, values, mask, done, gamma_turn=cfg.gamma_turn, lam_turn=cfg.lam_turn)
+    if cfg.estimator == "gae":
+        return token_gae(rewards, values, mask, done, gamma=cfg.gamma_turn, lam=cfg.lam_turn)
+    raise ValueError(f"RPRConfig.estimator: {cfg.estimator!r} is neither 'tb_gae' nor 'gae'")
+
+
+def update(policy, trajs: list[Trajectory], cfg: RPRConfig, optims: dict, *, train_actor: bool,
+           epochs: int | None = None) -> dict:
+    """One PPO (or critic-only) update on a batch of trajectories; returns the step's metrics."""
+    import torch
+
+    from .policy.critic import set_trainable, token_logprobs, values
+
+    tok = policy.tokenizer
+    ids, att, mask, rollout_lps, rewards = batch_tensors(trajs, cfg.reward,
+                                                         tok.pad_token_id if tok.pad_token_id is not None else 0)
+    with torch.no_grad():
+        old_v = values(policy, ids, att)
+        adv, ret = advantages_for(cfg, rewards, old_v, mask)
+        old_lp = token_logprobs(policy, ids, att) if train_actor else None
+    row = {"losses/explained_variance_before": explained_variance(old_v, ret, mask)}
+    if old_lp is not None:
+        row["logprobs/rollout_gap"] = float(((old_lp - rollout_lps).abs() * mask).sum() / mask.sum().clamp(min=1))
+    set_trainable(policy, actor=train_actor, critic=True)
+    policy.model.train()
+    stats_all = []
+    order = list(range(len(trajs)))
+    for _ in range(epochs or cfg.ppo_epochs):
+        random.Random(len(stats_all)).shuffle(order)
+        for s in range(0, len(order), cfg.minibatch):
+            mb = torch.tensor(order[s:s + cfg.minibatch])
+            v = values(policy, ids[mb], att[mb])
+            if train_actor:
+                lp = token_logprobs(policy, ids[mb], att[mb])
+                loss, stats = ppo_loss(lp, old_lp[mb], adv[mb], v, ret[mb], mask[mb], cfg.ppo)
+            else:
+                loss = cfg.ppo.vf_coef * value_loss(v, ret[mb], mask[mb])
+                stats = {"losses/value": float(loss.detach()), "losses/explained_variance": explained_variance(v.detach(), ret[mb], mask[mb])}
+            for o in optims.values():
+                o.zero_grad(set_to_none=True)
+            loss.backward()
+            for name, o in optims.items():
+                if name == "actor" and not train_actor:
+                    continue
+                torch.nn.utils.clip_grad_norm_([p for g in o.param_groups for p in g["params"]], cfg.max_grad_norm)
+                o.step()
+            stats_all.append(stats)
+    policy.model.eval()
+    set_trainable(policy, actor=False, critic=False)
+    for k in stats_all[0]:
+        vals = [s[k] for s in stats_all if s.get(k) == s.get(k)]  # drop NaN
+        row[k] = sum(vals) / len(vals) if vals else float("nan")
+    row.update({"reward/mean": float(sum(t.rewards[cfg.reward] for t in trajs) / len(trajs)),
+                "success/mean": float(sum(t.verifier["strict"] for t in trajs) / len(trajs)),
+                "tokens/generated": sum(t.tokens["generated"] for t in trajs)})
+    return row
+
+
+# ---------------------------------------------------------------- the stage
+
+def load_actor_critic(init: str, critic: str | None):
+    from .policy.critic import add_critic
+    from .rsr.stage import load_actor
+
+    policy = load_actor(init)
+    return add_critic(policy, path=critic or None)
+
+
+def make_optimizers(policy, cfg: RPRConfig) -> dict:
+    import torch
+
+    from .policy.critic import actor_parameters, critic_parameters
+
+    return {"actor": torch.optim.AdamW(actor_parameters(policy), lr=cfg.actor_lr, weight_decay=0.0),
+            "critic": torch.optim.AdamW(critic_parameters(policy), lr=cfg.critic_lr, weight_decay=0.0)}
+
+
+def schedule(cfg: RPRConfig) -> list[tuple[str, int]]:
+    """The stage's steps in order: ('warmup', i), ('calibration', i), ('joint', i)."""
+    n_warm = max(1, -(-cfg.warmup_tasks // cfg.batch_tasks)) if cfg.warmup_tasks else 0
+    return ([("warmup", i) for i in range(n_warm)] + [("calibration", i) for i in range(cfg.calibration_steps)]
+            + [("joint", i) for i in range(cfg.steps)])
+
+
+def _finished_steps(d: Path) -> list[Path]:
+    return sorted(p.parent for p in d.glob("step-*/DONE"))
+
+
+def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bool = False,
+            name: str | None = None) -> dict:
+    """Run (or resume) the stage in DIR/rpr-N (or DIR/NAME); return a summary."""
+    import shutil
+
+    import torch
+
+    from .policy.critic import save_critic
+    from .rsr.sft import save_actor
+    from .rsr.stage import config_file, pool_tasks, write_json_atomic
+
+    d = Path(run) / (name or f"rpr-{cycle}")
+    d.mkdir(parents=True, exist_ok=True)
+    cfg = config_file(d, cfg, RPRConfig)
+    if (d / "DONE").is_file():
+        return json.loads((d / "summary.json").read_text())
+    done = _finished_steps(d)
+    last = done[-1] if done else None
+    policy = load_actor_critic(str(last / "actor") if last else cfg.init,
+                               str(last / "critic") if last else cfg.critic_from)
+    optims = make_optimizers(policy, cfg)
+    if last is not None:
+        saved = torch.load(last / "optim.pt", weights_only=False)
+        for k, o in optims.items():
+            o.load_state_dict(saved[k])
+    tasks = pool_tasks(run, cfg)
+    order = tasks[:]
+    random.Random(cfg.seed).shuffle(order)
+    warm, train = order[:cfg.warmup_tasks], order[cfg.warmup_tasks:] or order
+    t_stage = time.monotonic()
+    for k, (phase, i) in enumerate(schedule(cfg)):
+        step = d / f"step-{k:03d}"
+        if (step / "DONE").is_file():
+            continue
+        t0 = time.monotonic()
+        if phase == "warmup":
+            batch = warm[i * cfg.batch_tasks:(i + 1) * cfg.batch_tasks]
+        else:
+            j = (k * cfg.batch_tasks) % len(train)
+            batch = (train[j:] + train[:j])[:cfg.batch_tasks]
+        rc = RolloutConfig(**{**cfg.rollout.to_dict(), "seed": cfg.seed * 1000 + k})
+        trajs = run_episodes(policy, [(t, k) for t in batch], rc, policy_name=f"rpr-{cycle}:{k}", progress=progress)
+        t1 = time.monotonic()
+        row = update(policy, trajs, cfg, optims, train_actor=phase == "joint",
+                     epochs=cfg.warmup_epochs if phase == "warmup" else None)
+        row.update({"step": k, "phase": phase, "rollout_s": round(t1 - t0, 1),
+                    "update_s": round(time.monotonic() - t1, 1)})
+        # a step is finished once its DONE exists; a killed step is redone from the previous step's weights
+        if step.exists():
+            shutil.rmtree(step)
+        step.mkdir()
+        save_actor(policy, step / "actor")
+        save_critic(policy, step / "critic")
+        torch.save({name_: o.state_dict() for name_, o in optims.items()}, step / "optim.pt")
+        (step / "trajectories.jsonl").write_text("".join(t.to_json() + "\n" for t in trajs))
+        write_json_atomic(step / "metrics.json", row)
+        (step / "DONE").write_text("")
+        for old in _finished_steps(d)[:-2]:  # a kill before the next DONE resumes from the newest; one spare
+            for part in ("actor", "critic", "optim.pt"):
+                p = old / part
+                shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
+    steps = _finished_steps(d)
+    metrics = [json.loads((s / "metrics.json").read_text()) for s in steps]
+    with open(d / "metrics.jsonl.tmp", "w") as f:
+        f.write("".join(json.dumps(m) + "\n" for m in metrics))
+    (d / "metrics.jsonl.tmp").replace(d / "metrics.jsonl")
+    for part in ("actor", "critic"):
+        if (d / part).exists():
+            shutil.rmtree(d / part)
+        shutil.copytree(steps[-1] / part, d / part)
+    summary = {"steps": len(metrics), "phases": {p: sum(m["phase"] == p for m in metrics)
+                                                 for p in ("warmup", "calibration", "joint")},
+               "explained_variance": [m.get("losses/explained_variance_before") for m in metrics],
+               "step_s": [round(m["rollout_s"] + m["update_s"], 1) for m in metrics],
+               "wall_s_this_run": round(time.monotonic() - t_stage, 1),
+               "actor": str(d / "actor"), "critic": str(d / "critic")}
+    write_json_atomic(d / "summary.json", summary)
+    (d / "DONE").write_text("")
+    return summary

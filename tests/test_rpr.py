@@ -1,0 +1,149 @@
+"""The critic and the RPR stage: disjoint trainable weights, critic-only updates, save/load, a PPO step,
+and the stage end to end on the bundled model (resumable).  Run: pytest tests/test_rpr.py
+"""
+
+import json
+import shutil
+
+import pytest
+import torch
+
+from rsi_lite.policy.critic import add_critic, save_critic, token_logprobs, values
+from rsi_lite.policy.model import Policy, PolicyConfig, prepare_model
+from rsi_lite.rollout import Trajectory
+from rsi_lite.rpr import RPRConfig, make_optimizers, run_rpr, schedule, update
+
+from .conftest import TASKS
+
+
+@pytest.fixture(scope="module")
+def tok():
+    from transformers import AutoTokenizer
+
+    t = AutoTokenizer.from_pretrained(str(prepare_model()))
+    t.pad_token = t.eos_token
+    return t
+
+
+def tiny_actor_critic(tok, seed=0):
+    from peft import LoraConfig, get_peft_model
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(seed)
+    cfg = LlamaConfig(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                      num_attention_heads=4, num_key_value_heads=2)
+    pcfg = PolicyConfig(quantization="lora", lora_r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"])
+    model = get_peft_model(LlamaForCausalLM(cfg), LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"],
+                                                              task_type="CAUSAL_LM"), adapter_name="actor")
+    return add_critic(Policy(model, tok, pcfg, ["actor"]))
+
+
+def fake_trajectories(n=4, length=40, seed=0):
+    """Random ids with two action turns each; reward 1 for even rows (what the critic should learn to tell)."""
+    g = torch.Generator().manual_seed(seed)
+    out = []
+    for i in range(n):
+        ids = torch.randint(5, 1000, (length,), generator=g).tolist()
+        mask = [0] * 10 + [1] * 8 + [0] * 12 + [1] * 10
+        out.append(Trajectory(task=f"t{i}", task_path="", suite="pool", family="f", difficulty="easy",
+                              harness="plain", action_format="bash", policy="x", seed=0, system="", messages=[],
+                              token_ids=ids, action_mask=mask, logprobs=[-1.0 if m else 0.0 for m in mask],
+                              turn_spans=[[10, 18], [30, 40]], finish_reason="complete", turns=2,
+                              verifier={"strict": int(i % 2 == 0), "passed": 1, "total": 2},
+                              rewards={"s": float(i % 2 == 0), "fdr": 0.5, "spr": float(i % 2 == 0) or 0.25},
+                              tokens={"generated": 18}, timings={}))
+    return out
+
+
+def _snapshot(policy):
+    return {n: p.detach().clone() for n, p in policy.model.named_parameters()} | \
+        {f"head.{n}": p.detach().clone() for n, p in policy.value_head.named_parameters()}
+
+
+def _changed(policy, before):
+    now = _snapshot(policy)
+    return {n for n in now if not torch.equal(now[n], before[n])}
+
+
+def test_critic_only_update_leaves_the_actor_and_base_untouched(tok):
+    pol = tiny_actor_critic(tok)
+    cfg = RPRConfig(minibatch=2, critic_lr=1e-2)
+    opt = make_optimizers(pol, cfg)
+    before = _snapshot(pol)
+    update(pol, fake_trajectories(), cfg, opt, train_actor=False)
+    changed = _changed(pol, before)
+    assert changed and all(".critic." in n or n.startswith("head.") for n in changed)
+
+
+def test_joint_update_moves_both_and_reports_fixed_metric_names(tok):
+    pol = tiny_actor_critic(tok)
+    cfg = RPRConfig(minibatch=4, actor_lr=1e-2, critic_lr=1e-2)
+    opt = make_optimizers(pol, cfg)
+    before = _snapshot(pol)
+    row = update(pol, fake_trajectories(), cfg, opt, train_actor=True)
+    changed = _changed(pol, before)
+    assert any(".actor." in n for n in changed) and any(".critic." in n for n in changed)
+    assert not any("lora" not in n and not n.startswith("head.") for n in changed)  # the base stays frozen
+    for k in ("losses/policy", "losses/value", "losses/clipfrac", "losses/approx_kl", "losses/explained_variance",
+              "ratio/mean", "logprobs/rollout_gap"):
+        assert k in row
+    # one epoch, one minibatch: the old log-probs come from the same weights, so the first ratio is exactly 1
+    assert row["ratio/mean"] == pytest.approx(1.0, abs=1e-5) and row["losses/clipfrac"] == 0.0
+
+
+def test_critic_learns_values_explained_variance_rises(tok):
+    pol = tiny_actor_critic(tok)
+    cfg = RPRConfig(minibatch=4, critic_lr=3e-3, estimator="tb_gae")
+    opt = make_optimizers(pol, cfg)
+    trajs = fake_trajectories(8)
+    ev = [update(pol, trajs, cfg, opt, train_actor=False, epochs=5)["losses/explained_variance_before"]
+          for _ in range(6)]
+    assert ev[-1] > ev[0] and ev[-1] > 0.0, ev
+
+
+def test_critic_saves_and_loads_on_its_own(tok, tmp_path):
+    pol = tiny_actor_critic(tok)
+    opt = make_optimizers(pol, RPRConfig(critic_lr=1e-2))
+    update(pol, fake_trajectories(), RPRConfig(minibatch=2), opt, train_actor=False)
+    save_critic(pol, tmp_path / "critic")
+    ids = torch.tensor([fake_trajectories(1)[0].token_ids])
+    att = torch.ones_like(ids)
+    with torch.no_grad():
+        v1, lp1 = values(pol, ids, att), token_logprobs(pol, ids, att)
+    # a second policy (same base and actor weights, other critic) takes the saved critic
+    other = tiny_actor_critic(tok, seed=0)
+    from peft import PeftModel  # noqa: F401  (load_adapter lives on the PeftModel)
+    other.model.delete_adapter("critic")
+    other.adapters.remove("critic")
+    add_critic(other, path=tmp_path / "critic")
+    with torch.no_grad():
+        assert torch.allclose(values(other, ids, att), v1, atol=1e-5)
+        assert torch.allclose(token_logprobs(other, ids, att), lp1, atol=1e-5)
+
+
+def test_schedule_is_warmup_then_calibration_then_joint():
+    s = schedule(RPRConfig(warmup_tasks=5, batch_tasks=2, calibration_steps=4, steps=2))
+    assert [p for p, _ in s] == ["warmup"] * 3 + ["calibration"] * 4 + ["joint"] * 2
+
+
+def test_rpr_stage_end_to_end_and_resumable(tmp_path, bwrap_ok):
+    pool = tmp_path / "pool"
+    for name in ("core-000-file_ops-easy", "core-005-text_processing-easy"):
+        shutil.copytree(TASKS / "core" / name, pool / name)
+    cfg = RPRConfig(pool=str(pool), warmup_tasks=2, warmup_epochs=1, batch_tasks=2, minibatch=2,
+                    calibration_steps=1, steps=1)
+    cfg.rollout.max_turns, cfg.rollout.max_new_tokens = 1, 24
+    run = tmp_path / "run"
+    summary = run_rpr(run, 1, cfg)
+    d = run / "rpr-1"
+    assert summary["phases"] == {"warmup": 1, "calibration": 1, "joint": 1}
+    assert (d / "actor" / "adapter_config.json").is_file() and (d / "critic" / "value_head.pt").is_file()
+    rows = [json.loads(x) for x in (d / "metrics.jsonl").read_text().splitlines()]
+    assert [r["phase"] for r in rows] == ["warmup", "calibration", "joint"] and "losses/policy" in rows[-1]
+    # as if killed during the joint step: it is redone from the calibration step's weights, nothing else
+    stamp = (d / "step-000" / "metrics.json").stat().st_mtime_ns
+    for name in ("DONE", "summary.json"):
+        (d / name).unlink()
+    shutil.rmtree(d / "step-002")
+    again = run_rpr(run, 1)
+    assert again["steps"] == 3 and (d / "step-000" / "metrics.json").stat().st_mtime_ns == stamp
