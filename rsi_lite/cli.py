@@ -213,6 +213,32 @@ def cmd_rsr(a) -> int:
     return 0
 
 
+def cmd_rpr(a) -> int:
+    import json
+
+    from .rpr import RPRConfig, run_rpr
+
+    run = Path(a.run)
+    a.from_base = a.from_ == "base"
+    name = f"rpr-{a.cycle}" + ("-from-base" if a.from_base else "")
+    if (run / name / "config.json").is_file():
+        cfg = None  # resuming: the stage's own config
+    else:
+        cfg = RPRConfig.from_dict(json.loads(Path(a.config).read_text())) if a.config else RPRConfig()
+        rsr = run / f"rsr-{a.cycle}" / "checkpoint"
+        cfg.init = "base" if a.from_base else (a.init or (str(rsr) if rsr.is_dir() else cfg.init))
+        previous = run / f"rpr-{a.cycle - 1}" / "critic"
+        if a.critic == "inherit" and previous.is_dir() and not cfg.critic_from:
+            cfg.critic_from = str(previous)
+        if a.critic == "reset":
+            cfg.critic_from = ""
+        if a.reward:
+            cfg.reward = a.reward
+    summary = run_rpr(run, a.cycle, cfg, progress=True, name=name)
+    print(json.dumps(summary, indent=1))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rsi-lite", description=__doc__)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -289,6 +315,18 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--ablation", action="store_true",
                    help="also fine-tune straight on the stripped discovery successes (DIR/rsr-N-ablation/)")
     r.set_defaults(fn=cmd_rsr)
+
+    p2 = sub.add_parser("rpr", help="Recursive Policy Refinement: critic warm-up, calibration, joint PPO")
+    p2.add_argument("--run", required=True, help="the run directory (the stage writes DIR/rpr-N/)")
+    p2.add_argument("--cycle", type=int, default=1)
+    p2.add_argument("--config", help="a JSON file of RPRConfig fields (ignored when resuming)")
+    p2.add_argument("--init", help="the actor adapter to start from (default: DIR/rsr-N/checkpoint when present)")
+    p2.add_argument("--from", dest="from_", choices=["base"],
+                    help="--from base: PPO straight from the base model (the paper's control), in DIR/rpr-N-from-base")
+    p2.add_argument("--critic", choices=["inherit", "reset"], default="inherit",
+                    help="inherit DIR/rpr-(N-1)/critic when present (default) or start a fresh one")
+    p2.add_argument("--reward", choices=["s", "fdr", "spr"])
+    p2.set_defaults(fn=cmd_rpr)
 
     md = sub.add_parser("model", help="the policy's model").add_subparsers(dest="sub", required=True)
     m = md.add_parser("prepare", help="convert the bundled GGUF model to safetensors in the cache (once)")

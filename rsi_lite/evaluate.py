@@ -104,3 +104,16 @@ def evaluate(policy, suites: list[str], out: Path, *, k: int = 3, rollout: Rollo
     figure(results, k, f"{checkpoint} under the {rollout.harness} harness").write_html(out / "results.html",
                                                                                        include_plotlyjs="cdn")
     return doc
+
+
+def compare(docs: dict[str, dict], suites: list[str] | None = None) -> str:
+    """A stage-by-suite table of Mean@k success (%) from several `results.json` documents, e.g.
+    `compare({"Base": json.load(...), "RSR-1": json.load(...)})`; a missing suite shows as '-'."""
+    suites = suites or list(dict.fromkeys(s for d in docs.values() for s in d["suites"]))
+    ks = {d["k"] for d in docs.values()}
+    head = f"{'stage':12}" + "".join(f"{s:>9}" for s in suites) + f"   (Mean@{'/'.join(map(str, sorted(ks)))}, success %)"
+    rows = [head]
+    for name, d in docs.items():
+        cells = [f"{100 * d['suites'][s]['success']:9.2f}" if s in d["suites"] else f"{'-':>9}" for s in suites]
+        rows.append(f"{name:12}" + "".join(cells))
+    return "\n".join(rows)

@@ -220,7 +220,9 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
 
     from .policy.critic import save_critic
     from .rsr.sft import save_actor
+    from .rewards import family_divisors
     from .rsr.stage import config_file, pool_tasks, write_json_atomic
+    from .tasks import family_check_counts
 
     d = Path(run) / (name or f"rpr-{cycle}")
     d.mkdir(parents=True, exist_ok=True)
@@ -237,6 +239,7 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
         for k, o in optims.items():
             o.load_state_dict(saved[k])
     tasks = pool_tasks(run, cfg)
+    divisors = family_divisors(family_check_counts(tasks))  # D_f per family, for FDR and SPR
     order = tasks[:]
     random.Random(cfg.seed).shuffle(order)
     warm, train = order[:cfg.warmup_tasks], order[cfg.warmup_tasks:] or order
@@ -252,7 +255,8 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
             j = (k * cfg.batch_tasks) % len(train)
             batch = (train[j:] + train[:j])[:cfg.batch_tasks]
         rc = RolloutConfig(**{**cfg.rollout.to_dict(), "seed": cfg.seed * 1000 + k})
-        trajs = run_episodes(policy, [(t, k) for t in batch], rc, policy_name=f"rpr-{cycle}:{k}", progress=progress)
+        trajs = run_episodes(policy, [(t, k) for t in batch], rc, policy_name=f"rpr-{cycle}:{k}",
+                             reward_divisors=divisors, progress=progress)
         t1 = time.monotonic()
         row = update(policy, trajs, cfg, optims, train_actor=phase == "joint",
                      epochs=cfg.warmup_epochs if phase == "warmup" else None)

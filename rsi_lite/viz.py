@@ -9,8 +9,13 @@ COLORS = {1: "#c8f7c5", 0: "#eeeeee"}
 
 def mask_html(tokenizer, traj, max_tokens: int = 3000) -> str:
     """Every token of `traj` as a span: green where action_mask is 1 (the model's own tokens), grey elsewhere."""
+    return ids_mask_html(tokenizer, traj.token_ids, traj.action_mask, max_tokens)
+
+
+def ids_mask_html(tokenizer, ids: list[int], mask: list[int], max_tokens: int = 3000) -> str:
+    """Token ids as coloured spans by their 0/1 mask (a trajectory's action mask, an SFT example's loss mask)."""
     parts = []
-    for tid, m in list(zip(traj.token_ids, traj.action_mask))[:max_tokens]:
+    for tid, m in list(zip(ids, mask))[:max_tokens]:
         text = tokenizer.decode([tid], skip_special_tokens=False, clean_up_tokenization_spaces=False)
         shown = html.escape(text).replace("\n", "↵<br>")
         parts.append(f'<span style="background:{COLORS[m]};border-right:1px solid #fff" title="{tid}">{shown}</span>')

@@ -48,9 +48,12 @@ def _check_record(t: Trajectory, tok):
     assert {"s", "fdr", "spr"} == set(t.rewards) and "strict" in t.verifier
 
 
-@pytest.mark.parametrize("harness", ["plain", "exemplar", "state_machine", "verifier_feedback"])
-def test_records_are_consistent_under_every_harness(tiny_policy, core, harness, bwrap_ok):
-    cfg = RolloutConfig(harness=harness, max_turns=2, max_new_tokens=12, temperature=1.0)
+@pytest.mark.parametrize("harness, engine", [("plain", "continuous"), ("exemplar", "continuous"),
+                                             ("state_machine", "continuous"), ("verifier_feedback", "continuous"),
+                                             ("plain", "lockstep"), ("verifier_feedback", "lockstep")])
+def test_records_are_consistent_under_every_harness(tiny_policy, core, harness, engine, bwrap_ok):
+    cfg = RolloutConfig(harness=harness, max_turns=2, max_new_tokens=12, temperature=1.0, engine=engine,
+                        batch_size=2)  # 3 jobs, 2 places: the third episode waits for a free one
     trajs = run_episodes(tiny_policy, [(core[0], 0), (core[5], 1), (core[9], 2)], cfg)
     assert [t.task for t in trajs] == [core[0].name, core[5].name, core[9].name]
     for t in trajs:
@@ -74,14 +77,22 @@ def test_context_budget_cuts_old_observations_then_stops(tiny_policy, core, bwra
     _check_record(t, tiny_policy.tokenizer)
 
 
+def test_unknown_engine_is_an_error(tiny_policy, core):
+    with pytest.raises(ValueError, match="RolloutConfig.engine"):
+        run_episodes(tiny_policy, [(core[0], 0)], RolloutConfig(engine="warp"))
+
+
 def test_batched_and_one_at_a_time_greedy_rollouts_choose_the_same_actions(core, bwrap_ok):
     pol = load_policy(PolicyConfig(quantization="lora"))  # fp32; a fresh LoRA adapter is the identity
     jobs = [(core[i], 0) for i in (0, 6, 12, 20)]
     cfg = RolloutConfig(max_turns=2, max_new_tokens=24, temperature=0.0, batch_size=4)
-    batched = run_episodes(pol, jobs, cfg)
-    single = run_episodes(pol, jobs, RolloutConfig(**{**cfg.to_dict(), "batch_size": 1}))
+    runs = {"continuous batch 4": run_episodes(pol, jobs, cfg),
+            "continuous batch 1": run_episodes(pol, jobs, RolloutConfig(**{**cfg.to_dict(), "batch_size": 1})),
+            "lockstep batch 4": run_episodes(pol, jobs, RolloutConfig(**{**cfg.to_dict(), "engine": "lockstep"}))}
     actions = lambda t: [m["content"] for m in t.messages if m["kind"] == "action"]  # noqa: E731
-    differ = sum(a != b for x, y in zip(batched, single) for a, b in zip(actions(x), actions(y)))
-    total = sum(len(actions(x)) for x in batched)
-    print(f"greedy actions that differed between batch 4 and batch 1: {differ} of {total}")
-    assert differ <= 1  # rare numerical ties aside, padding and batching change nothing
+    ref = runs["continuous batch 1"]
+    total = sum(len(actions(x)) for x in ref)
+    for name in ("continuous batch 4", "lockstep batch 4"):
+        differ = sum(a != b for x, y in zip(runs[name], ref) for a, b in zip(actions(x), actions(y)))
+        print(f"greedy actions that differed between {name} and one at a time: {differ} of {total}")
+        assert differ <= 1  # rare numerical ties aside, padding, batching and scheduling change nothing
