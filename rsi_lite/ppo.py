@@ -108,6 +108,6 @@ def ppo_loss(logprobs, old_logprobs, advantages, values, returns, mask, cfg: PPO
         loss = loss + cfg.kl_coef * masked_mean(torch.exp(log_ratio) - 1 - log_ratio, mask)
     if cfg.ent_coef and entropy is not None:
         loss = loss - cfg.ent_coef * masked_mean(entropy, mask)
-    stats.update({"losses/policy": float(pl), "losses/value": float(vl),
+    stats.update({"losses/policy": float(pl.detach()), "losses/value": float(vl.detach()),
                   "losses/explained_variance": explained_variance(values.detach(), returns, mask)})
     return loss, stats
