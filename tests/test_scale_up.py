@@ -21,7 +21,7 @@ def _run(cmd, out):
 
 def test_fsdp2_two_processes_match_one_process(tmp_path):
     single = _run([sys.executable, "-m", "scale_up.fsdp_check"], tmp_path / "single.json")
-    torchrun = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node=2", "--master_port=0"]
+    torchrun = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2"]
     sharded = _run(torchrun + ["-m", "scale_up.fsdp_check"], tmp_path / "sharded.json")
     assert (single["world"], sharded["world"]) == (1, 2)
     assert sharded["sft"] == pytest.approx(single["sft"], rel=1e-4, abs=1e-5)
