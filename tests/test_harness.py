@@ -135,3 +135,13 @@ def test_state_machine_refuses_completion_before_the_finish_phase():
     state, seen, _ = drive(h, ["TASK COMPLETE", "```bash\nls\n```", "```bash\ncat a\n```", "TASK COMPLETE"])
     assert seen[0][0].content.startswith("Phase 2/4") and "Not yet" in seen[0][1].content
     assert state.done and state.finish_reason == "complete" and state.turn == 4
+
+
+@pytest.mark.parametrize("name", list(HARNESSES))
+def test_guidance_is_its_own_kind_before_the_instruction(name):
+    msgs = make_harness(name).start("Copy a to b.", guidance="Private notes: use cp")
+    kinds = [m.kind for m in msgs]
+    k = kinds.index("instruction")
+    assert kinds.count("guidance") == 1 and kinds.index("guidance") < k == len(kinds) - 1  # the task is the last word
+    assert [m.kind for m in strip_kinds(msgs)] == ["instruction"]
+    assert "guidance" not in [m.kind for m in make_harness(name).start("Copy a to b.")]

@@ -38,6 +38,8 @@ class RSRConfig:
     """Directory of training tasks; empty: the generated pool (`rsi-lite tasks pool`) of `pool_size` tasks in DIR."""
     pool_size: int = 360
     """Tasks of the generated pool."""
+    pool_difficulty: list[str] = field(default_factory=list)
+    """Use only pool tasks of these difficulties (empty: all); e.g. ['easy'] where the model solves little else."""
     discovery_harnesses: list[str] = field(default_factory=lambda: ["exemplar", "state_machine", "verifier_feedback",
                                                                     "plain"])
     """The complementary harnesses that look for successes."""
@@ -114,13 +116,15 @@ def pool_tasks(run: Path, cfg: RSRConfig):
     if cfg.pool:
         tasks = find_tasks(Path(cfg.pool))
         if not tasks:
-            raise FileNotFoundError(f"RSRConfig.pool: {cfg.pool} holds no tasks")
-        return tasks
-    pool = Path(run) / "pool"
-    if not (pool / "DONE").is_file():
-        write_pool(pool, cfg.pool_size)
-        (pool / "DONE").write_text("")
-    return find_tasks(pool)
+            raise FileNotFoundError(f"pool: {cfg.pool} holds no tasks")
+    else:
+        pool = Path(run) / "pool"
+        if not (pool / "DONE").is_file():
+            write_pool(pool, cfg.pool_size)
+            (pool / "DONE").write_text("")
+        tasks = find_tasks(pool)
+    wanted = getattr(cfg, "pool_difficulty", None)
+    return [t for t in tasks if t.difficulty in wanted] if wanted else tasks
 
 
 def discover(policy, tasks, cfg: RSRConfig, out: Path, progress=False) -> list[Trajectory]:
