@@ -113,7 +113,17 @@ def cmd_rewards_audit(a) -> int:
             sys.exit(f"error: {a.trajectories}:{no}: field 'verifier' (the VerifierReport) is missing")
         reports.append(rep)
         families.append(str(rec.get("family", "")))
-    divisors = json.loads(a.divisors) if a.divisors else None
+    if a.divisors:
+        text = Path(a.divisors).read_text() if Path(a.divisors).is_file() else a.divisors
+        try:
+            divisors = json.loads(text)
+        except json.JSONDecodeError as e:
+            sys.exit(f"error: --divisors {a.divisors}: neither a JSON file nor JSON text ({e})")
+    else:  # the kit's own D_f: the 90th percentile of each family's check counts in tasks_mini/
+        from .rewards import family_divisors
+        from .tasks import family_check_counts, find_tasks
+
+        divisors = family_divisors(family_check_counts(find_tasks(TASKS_ROOT)))
     rows = audit(reports, divisors, default_divisor=a.divisor, alpha=a.alpha if a.alpha is not None else DEFAULT_ALPHA,
                  families=families)
     print(f"{'reward':6} {'episodes':>8} {'failures':>8} {'failure share':>13} {'failures>=1.0':>13} {'fail, all run passed':>20}")
@@ -278,7 +288,7 @@ def build_parser() -> argparse.ArgumentParser:
     r = rw.add_parser("audit", help="failures' share of reward under FDR and SPR")
     r.add_argument("trajectories", help="a trajectories.jsonl (each record has a 'verifier' report)")
     r.add_argument("--divisor", type=float, default=82.0, help="D_f for families not in --divisors")
-    r.add_argument("--divisors", help='JSON {"family": D_f, ...}')
+    r.add_argument("--divisors", help='a JSON file or text {"family": D_f, ...}; default: computed from tasks_mini/')
     r.add_argument("--alpha", type=float)
     r.set_defaults(fn=cmd_rewards_audit)
 
