@@ -221,7 +221,7 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
     from .policy.critic import save_critic
     from .rsr.sft import save_actor
     from .rewards import family_divisors
-    from .rsr.stage import config_file, pool_tasks, write_json_atomic
+    from .rsr.stage import config_file, pool_tasks, write_json_atomic, write_jsonl_atomic
     from .tasks import family_check_counts
 
     d = Path(run) / (name or f"rpr-{cycle}")
@@ -278,9 +278,7 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
                 shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
     steps = _finished_steps(d)
     metrics = [json.loads((s / "metrics.json").read_text()) for s in steps]
-    with open(d / "metrics.jsonl.tmp", "w") as f:
-        f.write("".join(json.dumps(m) + "\n" for m in metrics))
-    (d / "metrics.jsonl.tmp").replace(d / "metrics.jsonl")
+    write_jsonl_atomic(d / "metrics.jsonl", metrics)
     for part in ("actor", "critic"):
         if (d / part).exists():
             shutil.rmtree(d / part)

@@ -109,20 +109,12 @@ def token_logprobs(policy, input_ids, attention_mask, temperature: float = 1.0):
 
 def save_critic(policy, path: Path) -> Path:
     """The critic adapter and value head in `path` (written to a temp dir, then renamed)."""
-    import shutil
-    import tempfile
-
     import torch
 
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=path.name + ".tmp"))
-    policy.model.save_pretrained(str(tmp), selected_adapters=[CRITIC])
-    src = tmp / CRITIC if (tmp / CRITIC / "adapter_config.json").is_file() else tmp
-    torch.save(policy.value_head.state_dict(), src / "value_head.pt")
-    (src / "critic.json").write_text(json.dumps({"hidden_size": policy.value_head.in_features}) + "\n")
-    if path.exists():
-        shutil.rmtree(path)
-    src.rename(path)
-    shutil.rmtree(tmp, ignore_errors=True)
-    return path
+    from .model import save_adapter
+
+    def head(d: Path) -> None:
+        torch.save(policy.value_head.state_dict(), d / "value_head.pt")
+        (d / "critic.json").write_text(json.dumps({"hidden_size": policy.value_head.in_features}) + "\n")
+
+    return save_adapter(policy, CRITIC, path, head)

@@ -202,3 +202,20 @@ def load_policy(cfg: PolicyConfig | None = None, adapter_path: str | Path | None
                           target_modules=cfg.target_modules, task_type="CAUSAL_LM")
         model = get_peft_model(model, lora, adapter_name="actor")
     return Policy(model, tok, cfg, ["actor"])
+
+
+def save_adapter(policy, name: str, path: Path, write_extra=None) -> Path:
+    """Save adapter `name` so that `path/adapter_config.json` exists: written to a temp dir (with whatever
+    `write_extra(dir)` adds), then renamed, so a reader never sees half an adapter."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=path.name + ".tmp"))
+    policy.model.save_pretrained(str(tmp), selected_adapters=[name])
+    src = tmp / name if (tmp / name / "adapter_config.json").is_file() else tmp
+    if write_extra is not None:
+        write_extra(src)
+    if path.exists():
+        shutil.rmtree(path)
+    src.rename(path)
+    shutil.rmtree(tmp, ignore_errors=True)
+    return path

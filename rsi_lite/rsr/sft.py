@@ -140,16 +140,6 @@ def train_sft(policy, examples: list, cfg: SFTConfig | None = None, *, metrics_p
 
 def save_actor(policy, path: Path) -> Path:
     """Save the actor adapter so that `path/adapter_config.json` exists (written to a temp dir, then renamed)."""
-    import shutil
-    import tempfile
+    from ..policy.model import save_adapter
 
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=path.name + ".tmp"))
-    policy.model.save_pretrained(str(tmp), selected_adapters=["actor"])
-    src = tmp / "actor" if (tmp / "actor" / "adapter_config.json").is_file() else tmp
-    if path.exists():
-        shutil.rmtree(path)
-    src.rename(path)
-    shutil.rmtree(tmp, ignore_errors=True)
-    return path
+    return save_adapter(policy, "actor", path)
