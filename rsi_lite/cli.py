@@ -249,6 +249,31 @@ def cmd_rpr(a) -> int:
     return 0
 
 
+def cmd_run(a) -> int:
+    from .loop import start
+    from .report import stage_table, write_report
+
+    controls = list(dict.fromkeys((a.control or []) + (["critic-reset"] if a.critic == "reset" else [])
+                                  + (["reward-fdr"] if a.reward == "fdr" else [])))
+    try:
+        start(Path(a.out), a.profile, resume=a.resume, controls=controls, seeds=a.seeds, progress=not a.quiet)
+    except (FileExistsError, RuntimeError, ValueError) as e:
+        sys.exit(f"error: {e}")
+    rep = write_report(Path(a.out))
+    print(stage_table(rep))
+    print(f"wrote {Path(a.out) / 'report.md'}, report.html, report.json")
+    return 0
+
+
+def cmd_report(a) -> int:
+    from .report import markdown, write_report
+
+    if not (Path(a.run) / "run.json").is_file():
+        sys.exit(f"error: {a.run}/run.json: missing (not a run directory of `rsi-lite run`)")
+    print(markdown(write_report(Path(a.run))))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rsi-lite", description=__doc__)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -337,6 +362,22 @@ def build_parser() -> argparse.ArgumentParser:
                     help="inherit DIR/rpr-(N-1)/critic when present (default) or start a fresh one")
     p2.add_argument("--reward", choices=["s", "fdr", "spr"])
     p2.set_defaults(fn=cmd_rpr)
+
+    r = sub.add_parser("run", help="the five-phase loop Base -> RSR-1 -> RPR-1 -> RSR-2 -> RPR-2, evaluated after each")
+    r.add_argument("--profile", choices=["tiny", "cpu", "gpu", "smoke"], default="tiny",
+                   help="tiny: < 20 min on 2 cores; cpu: the mini replication (hours); gpu: larger model and budgets")
+    r.add_argument("--out", required=True, help="the run directory")
+    r.add_argument("--resume", action="store_true", help="continue the run in --out from its last finished step")
+    r.add_argument("--control", action="append", choices=["direct-ppo"], help="also run PPO straight from Base")
+    r.add_argument("--critic", choices=["inherit", "reset"], default="inherit",
+                   help="reset: also run RPR-2 with a fresh critic (the main branch inherits RPR-1's)")
+    r.add_argument("--reward", choices=["spr", "fdr"], default="spr", help="fdr: also run RPR-2's FDR branch")
+    r.add_argument("--seeds", type=int, nargs="+", default=[0], help="independent training seeds")
+    r.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    r.set_defaults(fn=cmd_run)
+    r = sub.add_parser("report", help="the stage table, controls, funnel, curves and cost of a run")
+    r.add_argument("run")
+    r.set_defaults(fn=cmd_report)
 
     md = sub.add_parser("model", help="the policy's model").add_subparsers(dest="sub", required=True)
     m = md.add_parser("prepare", help="convert the bundled GGUF model to safetensors in the cache (once)")

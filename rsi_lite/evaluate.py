@@ -81,23 +81,33 @@ def figure(results: dict, k: int, title: str):
     return fig
 
 
+def subset(tasks: list[Task], limit: int | None, spread: bool = False) -> list[Task]:
+    """The first `limit` tasks, or with `spread` `limit` tasks evenly spaced through the suite, so that a
+    small evaluation samples every family instead of the first one (suites are ordered by family)."""
+    if not limit or limit >= len(tasks):
+        return tasks
+    if not spread:
+        return tasks[:limit]
+    return [tasks[i * len(tasks) // limit] for i in range(limit)]
+
+
 def evaluate(policy, suites: list[str], out: Path, *, k: int = 3, rollout: RolloutConfig | None = None,
-             checkpoint: str = "base", limit: int | None = None, tasks_root: Path | None = None,
-             progress: bool = False) -> dict:
+             checkpoint: str = "base", limit: int | None = None, spread: bool = False,
+             tasks_root: Path | None = None, progress: bool = False) -> dict:
     from .paths import TASKS_ROOT
 
     rollout = rollout or RolloutConfig()
     jobs = []
     for s in suites:
         _, tasks = resolve_suite(s, tasks_root or TASKS_ROOT)
-        tasks = tasks[:limit] if limit else tasks
+        tasks = subset(tasks, limit, spread)
         jobs += [(t, seed) for seed in range(k) for t in tasks]
     trajs = run_episodes(policy, jobs, rollout, policy_name=checkpoint, progress=progress)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     write_trajectories(trajs, out / "trajectories.jsonl")
     results = summarize(trajs, k)
-    doc = {"checkpoint": checkpoint, "harness": rollout.harness, "k": k, "rollout": rollout.to_dict(), "suites": results}
+    doc = {"checkpoint": checkpoint, "harness": rollout.harness, "k": k, "limit": limit, "spread": spread, "rollout": rollout.to_dict(), "suites": results}
     tmp = out / "results.json.tmp"
     tmp.write_text(json.dumps(doc, indent=2) + "\n")
     os.replace(tmp, out / "results.json")

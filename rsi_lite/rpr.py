@@ -43,6 +43,8 @@ class RPRConfig:
 
     init: str = "base"
     """The actor to start from: 'base' or an adapter directory (RSR's checkpoint; `--from base` is the control)."""
+    model: str = "smollm2-135m"
+    """The base model: the bundled alias or a local Hugging Face directory."""
     critic_from: str = ""
     """A saved critic to inherit (the previous RPR stage's `critic/`); empty: a fresh critic."""
     pool: str = ""
@@ -137,8 +139,8 @@ def update(policy, trajs: list[Trajectory], cfg: RPRConfig, optims: dict, *, tra
     from .policy.critic import set_trainable, token_logprobs, values
 
     tok = policy.tokenizer
-    ids, att, mask, rollout_lps, rewards = batch_tensors(trajs, cfg.reward,
-                                                         tok.pad_token_id if tok.pad_token_id is not None else 0)
+    ids, att, mask, rollout_lps, rewards = (x.to(policy.model.device) for x in batch_tensors(
+        trajs, cfg.reward, tok.pad_token_id if tok.pad_token_id is not None else 0))
     with torch.no_grad():
         old_v = values(policy, ids, att)
         adv, ret = advantages_for(cfg, rewards, old_v, mask)
@@ -183,11 +185,11 @@ def update(policy, trajs: list[Trajectory], cfg: RPRConfig, optims: dict, *, tra
 
 # ---------------------------------------------------------------- the stage
 
-def load_actor_critic(init: str, critic: str | None):
+def load_actor_critic(init: str, critic: str | None, model: str = "smollm2-135m"):
     from .policy.critic import add_critic
     from .rsr.stage import load_actor
 
-    policy = load_actor(init)
+    policy = load_actor(init, model=model)
     return add_critic(policy, path=critic or None)
 
 
@@ -232,7 +234,7 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
     done = _finished_steps(d)
     last = done[-1] if done else None
     policy = load_actor_critic(str(last / "actor") if last else cfg.init,
-                               str(last / "critic") if last else cfg.critic_from)
+                               str(last / "critic") if last else cfg.critic_from, cfg.model)
     optims = make_optimizers(policy, cfg)
     if last is not None:
         saved = torch.load(last / "optim.pt", weights_only=False)

@@ -48,3 +48,12 @@ def test_eval_command_end_to_end(tmp_path, bwrap_ok):
     core = doc["suites"]["core"]
     assert core["k"] == 2 and core["episodes"] == 4 and core["n_tasks"] == 2 and 0 <= core["success"] <= 1
     assert (out / "results.html").is_file() and len((out / "trajectories.jsonl").read_text().splitlines()) == 4
+
+
+def test_subset_spreads_a_small_evaluation_over_the_suite():
+    from rsi_lite.evaluate import subset
+
+    tasks = list(range(45))
+    assert subset(tasks, 3) == [0, 1, 2]
+    assert subset(tasks, 3, spread=True) == [0, 15, 30]
+    assert subset(tasks, None, spread=True) == tasks and subset(tasks, 99, spread=True) == tasks

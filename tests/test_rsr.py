@@ -253,12 +253,14 @@ def test_rsr_stage_end_to_end_and_resumable(tmp_path, bwrap_ok):
         run_rsr(run, 1, RSRConfig(pool=str(pool)))
 
 
-def test_pool_difficulty_filter(tmp_path):
+def test_pool_difficulty_and_family_filters(tmp_path):
     from rsi_lite.rsr.stage import pool_tasks
 
-    for name in ("core-000-file_ops-easy", "core-004-file_ops-medium"):
+    for name in ("core-000-file_ops-easy", "core-004-file_ops-medium", "core-005-text_processing-easy"):
         shutil.copytree(TASKS / "core" / name, tmp_path / "pool" / name)
     cfg = RSRConfig(pool=str(tmp_path / "pool"), pool_difficulty=["easy"])
+    assert [t.name for t in pool_tasks(tmp_path, cfg)] == ["core-000-file_ops-easy", "core-005-text_processing-easy"]
+    cfg.pool_families = ["file_ops"]
     assert [t.name for t in pool_tasks(tmp_path, cfg)] == ["core-000-file_ops-easy"]
     cfg.pool_difficulty = []
     assert len(pool_tasks(tmp_path, cfg)) == 2

@@ -63,7 +63,7 @@ def add_critic(policy, *, r: int | None = None, alpha: int | None = None, seed: 
         head.load_state_dict(torch.load(path / "value_head.pt", weights_only=True))
     # a fresh head keeps torch's default (seeded) initialisation: a zero head would also zero the gradient
     # reaching the critic's LoRA weights on the first step
-    policy.value_head = head
+    policy.value_head = head.to(next(policy.model.parameters()).device)
     policy.adapters.append(CRITIC)
     # peft's add/load_adapter may have re-activated an adapter; the actor stays the one generating
     policy.model.base_model.set_adapter(ACTOR)

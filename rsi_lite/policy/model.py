@@ -153,6 +153,9 @@ class PolicyConfig:
     """Which linear layers get LoRA adapters."""
     seed: int = 0
     """Seed for the adapter's initialisation."""
+    device: str = "auto"
+    """'auto' (CUDA when present, else the CPU), 'cpu' or 'cuda'. Training and scoring put their
+    tensors on the model's device, so nothing else needs to know."""
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -166,6 +169,14 @@ class Policy:
     adapters: list[str] = field(default_factory=list)
     value_head: object = None
     """The critic's scalar head (`policy.critic.add_critic`); None without a critic."""
+
+
+def _device(cfg: PolicyConfig) -> str:
+    import torch
+
+    if cfg.device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return cfg.device
 
 
 def load_policy(cfg: PolicyConfig | None = None, adapter_path: str | Path | None = None) -> Policy:
@@ -185,10 +196,13 @@ def load_policy(cfg: PolicyConfig | None = None, adapter_path: str | Path | None
     if cfg.quantization == "4bit":
         from transformers import BitsAndBytesConfig
 
+        kwargs["device_map"] = {"": 0} if _device(cfg) == "cuda" else None
         kwargs["quantization_config"] = BitsAndBytesConfig(
             load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_compute_dtype=torch.float32,
             bnb_4bit_use_double_quant=False)
     model = AutoModelForCausalLM.from_pretrained(path, **kwargs)
+    if cfg.quantization != "4bit" and _device(cfg) != "cpu":
+        model = model.to(_device(cfg))
     model.generation_config.pad_token_id = tok.pad_token_id
     if cfg.quantization == "full":
         return Policy(model, tok, cfg, [])

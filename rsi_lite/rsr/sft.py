@@ -115,7 +115,7 @@ def train_sft(policy, examples: list, cfg: SFTConfig | None = None, *, metrics_p
         order = kept[:]
         rng.shuffle(order)
         for start in range(0, len(order), cfg.batch_size):
-            ids, att, mask = _batch(order[start:start + cfg.batch_size], pad)
+            ids, att, mask = (x.to(model.device) for x in _batch(order[start:start + cfg.batch_size], pad))
             loss = masked_nll(model(input_ids=ids, attention_mask=att).logits, ids, mask)
             opt.zero_grad(set_to_none=True)
             loss.backward()

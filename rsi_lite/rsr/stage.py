@@ -34,12 +34,16 @@ class RSRConfig:
 
     init: str = "base"
     """The actor to start from: 'base' or a saved adapter directory (the previous stage's checkpoint)."""
+    model: str = "smollm2-135m"
+    """The base model: the bundled alias or a local Hugging Face directory."""
     pool: str = ""
     """Directory of training tasks; empty: the generated pool (`rsi-lite tasks pool`) of `pool_size` tasks in DIR."""
     pool_size: int = 360
     """Tasks of the generated pool."""
     pool_difficulty: list[str] = field(default_factory=list)
     """Use only pool tasks of these difficulties (empty: all); e.g. ['easy'] where the model solves little else."""
+    pool_families: list[str] = field(default_factory=list)
+    """Use only pool tasks of these families (empty: all); a curriculum for a model that solves one or two."""
     discovery_harnesses: list[str] = field(default_factory=lambda: ["exemplar", "state_machine", "verifier_feedback",
                                                                     "plain"])
     """The complementary harnesses that look for successes."""
@@ -123,8 +127,8 @@ def pool_tasks(run: Path, cfg: RSRConfig):
             write_pool(pool, cfg.pool_size)
             (pool / "DONE").write_text("")
         tasks = find_tasks(pool)
-    wanted = getattr(cfg, "pool_difficulty", None)
-    return [t for t in tasks if t.difficulty in wanted] if wanted else tasks
+    difficulty, families = getattr(cfg, "pool_difficulty", None), getattr(cfg, "pool_families", None)
+    return [t for t in tasks if (not difficulty or t.difficulty in difficulty) and (not families or t.family in families)]
 
 
 def discover(policy, tasks, cfg: RSRConfig, out: Path, progress=False) -> list[Trajectory]:
@@ -255,10 +259,10 @@ def build_dataset(tokenizer, trajs: list[Trajectory], source: str, per_task: int
 
 # ---------------------------------------------------------------- the stage
 
-def load_actor(init: str, quantization: str = "lora"):
+def load_actor(init: str, quantization: str = "lora", model: str = "smollm2-135m"):
     from ..policy.model import PolicyConfig, load_policy
 
-    cfg = PolicyConfig(quantization=quantization)
+    cfg = PolicyConfig(model=model, quantization=quantization)
     if init == "base":
         return load_policy(cfg)
     if not (Path(init) / "adapter_config.json").is_file():
@@ -275,7 +279,7 @@ def run_rsr(run: Path, cycle: int, cfg: RSRConfig | None = None, *, policy=None,
     cfg = config_file(d, cfg, RSRConfig)
     if (d / "DONE").is_file():
         return json.loads((d / "funnel.json").read_text())
-    policy = policy or load_actor(cfg.init)
+    policy = policy or load_actor(cfg.init, model=cfg.model)
     tasks = pool_tasks(run, cfg)
 
     if not (d / "discovery.jsonl").is_file():
@@ -364,7 +368,7 @@ def run_discovery_ablation(run: Path, cycle: int, *, progress: bool = False) -> 
         return json.loads((d / "summary.json").read_text())
     if not (src / "successes.jsonl").is_file():
         raise FileNotFoundError(f"{src}/successes.jsonl: run the RSR stage's discovery first")
-    policy = load_actor(cfg.init)
+    policy = load_actor(cfg.init, model=cfg.model)
     found = read_trajectories(src / "discovery.jsonl")
     examples, bad = build_dataset(policy.tokenizer, [t for t in found if t.verifier.get("strict")], "discovery",
                                   cfg.max_examples_per_task)

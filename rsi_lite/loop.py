@@ -1,0 +1,373 @@
+"""The five-phase loop: Base -> RSR-1 -> RPR-1 -> RSR-2 -> RPR-2, evaluated after each phase.
+
+One command (`rsi-lite run --profile tiny|cpu|gpu --out DIR`) runs the phases in order.
+Each phase is a stage of its own module (`rsr.stage.run_rsr`, `rpr.run_rpr`) reading and
+writing its own directory, so the loop only decides three things:
+
+- where each stage starts: the checkpoint *retained* after the previous phase;
+- which checkpoint is retained: after every training phase the new checkpoint and the
+  incoming one are compared on the `val` suite (success, then process reward; a tie keeps
+  the new one, since training is what the method does). The evaluation suites are never
+  looked at for this; the paper chose by watching its test suites and we do not.
+- what the controls run: direct PPO from Base, an RPR-2 branch with a reset critic, and
+  an RPR-2 branch on FDR, each from the same start as the main branch.
+
+Files in DIR (a run with several seeds has one such directory per seed, DIR/seed-S/,
+sharing DIR/eval-base/ since Base does not depend on the training seed):
+
+    run.json            the profile (every stage's config), controls and seeds, fixed at the first start
+    pool/               the training pool, shared by both cycles
+    rsr-N/ rpr-N/       the stages' own files;  control-direct-ppo/, rpr-2-critic-reset/, rpr-2-fdr/
+    eval-<stage>/       results.json, trajectories.jsonl, results.html, DONE
+    selection.json      per phase: the candidates' val figures, which was retained and why
+    cost.json           per stage: generated tokens, sandbox seconds, wall seconds, peak memory
+    report.json .md .html   written by `rsi-lite report DIR` (and at the end of the run)
+    DONE
+
+Resuming (`--resume`) skips every finished stage (its DONE exists) and continues inside the
+unfinished one; every file is written to a temp name and renamed, DONE last.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import resource
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from .rollout import RolloutConfig, read_trajectories
+from .rpr import RPRConfig, run_rpr
+from .rsr.sft import SFTConfig
+from .rsr.stage import RSRConfig, load_actor, read_jsonl, run_rsr, write_json_atomic
+
+TABLE_SUITES = ["core", "hard", "multi", "extreme"]
+"""The paper's four columns (TB 2.1, TB Hard, TB 3.0, TB 4.0) in the mini suites."""
+CONTROLS = {"direct-ppo": ("Direct PPO", "control-direct-ppo"),
+            "critic-reset": ("RPR-2, critic reset", "rpr-2-critic-reset"),
+            "reward-fdr": ("RPR-2, FDR", "rpr-2-fdr")}
+"""Control flag -> (row label, stage directory)."""
+
+
+def eval_dir(run: Path, stage: str) -> Path:
+    """`eval-base`, `eval-rsr-1`, ..., `eval-rpr-2-fdr`: a stage label's evaluation directory."""
+    slug = {label: d for label, d in CONTROLS.values()}.get(stage, stage.lower())
+    return Path(run) / f"eval-{slug}"
+
+
+@dataclass
+class EvalConfig:
+    """How every phase is evaluated."""
+
+    suites: list[str] = field(default_factory=lambda: TABLE_SUITES + ["swr", "lhtb", "val"])
+    """Suites to run; `val` must be among them (checkpoints are selected on it)."""
+    k: int = 3
+    """Runs per task (Mean@k)."""
+    limit: int | None = None
+    """Only `limit` tasks of each suite, evenly spaced through it so every family is sampled (small
+    profiles; the suites are ordered by family); None: all of them."""
+    rollout: RolloutConfig = field(default_factory=lambda: RolloutConfig(
+        harness="plain", temperature=0.6, max_turns=3, max_new_tokens=64, engine="lockstep"))
+    """The target harness at the paper's evaluation temperature."""
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "EvalConfig":
+        return cls(**{**d, "rollout": RolloutConfig(**d.get("rollout", {}))})
+
+
+@dataclass
+class Profile:
+    """Everything a run needs; `run.json` holds it so that a resumed run uses the same one."""
+
+    name: str
+    pool_size: int
+    """Tasks generated into DIR/pool (disjoint from every evaluation suite)."""
+    rsr: RSRConfig
+    rpr: RPRConfig
+    rpr2_actor_lr: float
+    """RPR-2's actor learning rate: lower than RPR-1's, as the paper's retained branch (5e-7 -> 1e-7)."""
+    eval: EvalConfig
+    model: str = "smollm2-135m"
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Profile":
+        return cls(**{**d, "rsr": RSRConfig.from_dict(d["rsr"]), "rpr": RPRConfig.from_dict(d["rpr"]),
+                      "eval": EvalConfig.from_dict(d["eval"])})
+
+
+def profile(name: str) -> Profile:
+    """`tiny`: the README's main job, under 20 minutes on 2 cores. `cpu`: the mini replication
+    (a few hours on 2 cores). `gpu`: a larger model and budgets (needs CUDA and the model).
+    `smoke`: the smallest run that passes through every code path (tests and notebooks)."""
+    short = RolloutConfig(harness="plain", temperature=1.0, max_turns=2, max_new_tokens=48, engine="lockstep")
+    if name in ("tiny", "smoke"):
+        s = name == "smoke"
+        # the curriculum the 135M model can enter: easy file and text tasks (it solves almost nothing else)
+        rsr = RSRConfig(pool_size=120, pool_difficulty=["easy"], pool_families=["file_ops", "text_processing"],
+                        discovery_harnesses=["exemplar", "verifier_feedback"], discovery_samples=1,
+                        max_sources_per_task=2, planner="extractive", runbooks_per_success=1,
+                        resolves_per_runbook=1 if s else 3, max_examples_per_task=4,
+                        rollout=RolloutConfig(max_turns=2, max_new_tokens=48, temperature=0.3),
+                        sft=SFTConfig(epochs=1 if s else 3))
+        rpr = RPRConfig(warmup_tasks=2 if s else 4, warmup_epochs=2, calibration_steps=1, steps=1 if s else 2,
+                        batch_tasks=2 if s else 4, minibatch=2, rollout=short)
+        ev = EvalConfig(k=1, limit=1 if s else 2, rollout=RolloutConfig(
+            harness="plain", temperature=0.6, max_turns=1 if s else 2, max_new_tokens=32 if s else 48,
+            engine="lockstep"))
+        if s:
+            rsr.pool_size, rsr.discovery_harnesses = 6, ["exemplar"]
+        return Profile(name, rsr.pool_size, rsr, rpr, rpr.actor_lr / 5, ev)
+    if name == "cpu":
+        rsr = RSRConfig(pool_size=360, pool_difficulty=["easy"], discovery_harnesses=["exemplar", "verifier_feedback"],
+                        discovery_samples=1, max_sources_per_task=2, planner="extractive", runbooks_per_success=1,
+                        resolves_per_runbook=4, rollout=RolloutConfig(max_turns=3, max_new_tokens=64, temperature=0.3),
+                        sft=SFTConfig(epochs=3))
+        rpr = RPRConfig(warmup_tasks=16, calibration_steps=4, steps=8, batch_tasks=8, minibatch=4)
+        return Profile(name, 360, rsr, rpr, rpr.actor_lr / 5, EvalConfig(k=3))
+    if name == "gpu":
+        import os
+
+        model = os.environ.get("RSI_LITE_GPU_MODEL", "")
+        rsr = RSRConfig(pool_size=1000, discovery_samples=2, resolves_per_runbook=4,
+                        rollout=RolloutConfig(max_turns=6, max_new_tokens=256, batch_size=64))
+        rpr = RPRConfig(pool_size=1000, warmup_tasks=64, steps=20, batch_tasks=32, minibatch=8,
+                        rollout=RolloutConfig(harness="plain", temperature=1.0, max_turns=6, max_new_tokens=256,
+                                              batch_size=64))
+        ev = EvalConfig(k=3, rollout=RolloutConfig(harness="plain", temperature=0.6, max_turns=6,
+                                                   max_new_tokens=256, batch_size=64))
+        return Profile(name, 1000, rsr, rpr, rpr.actor_lr / 5, ev, model=model)
+    raise ValueError(f"profile {name!r}: expected tiny, cpu, gpu or smoke")
+
+
+def check_gpu_profile(p: Profile) -> None:
+    import torch
+
+    if not torch.cuda.is_available():
+        raise RuntimeError("profile gpu: no CUDA device here (torch.cuda.is_available() is False); use tiny or cpu")
+    if not p.model or not (Path(p.model) / "config.json").is_file():
+        raise RuntimeError(f"profile gpu: RSI_LITE_GPU_MODEL={p.model!r} is not a local Hugging Face model directory "
+                           "(config.json missing); point it at a downloaded instruct model, e.g. Qwen2.5-7B-Instruct")
+
+
+# ---------------------------------------------------------------- cost and evaluation
+
+def _reset_peak_rss() -> bool:
+    try:  # Linux: writing 5 resets VmHWM, so each stage gets its own peak
+        Path("/proc/self/clear_refs").write_text("5")
+        return True
+    except OSError:
+        return False
+
+
+def _peak_rss_mb() -> float:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # process peak (KiB on Linux)
+
+
+def stage_files(d: Path) -> list[Path]:
+    """The trajectory files of a stage directory (rsr, rpr or eval)."""
+    return [p for p in [d / "discovery.jsonl", d / "resolves.jsonl", d / "trajectories.jsonl"] if p.is_file()] + \
+        sorted(d.glob("step-*/trajectories.jsonl"))
+
+
+def stage_cost(d: Path) -> dict:
+    """Generated tokens and sandbox seconds (agent commands + verifier), from the stage's files."""
+    tokens, sandbox, episodes = 0, 0.0, 0
+    for f in stage_files(d):
+        for t in read_trajectories(f):
+            tokens += t.tokens.get("generated", 0)
+            sandbox += t.timings.get("sandbox_s", 0.0) + t.timings.get("verify_s", 0.0)
+            episodes += 1
+    return {"generated_tokens": tokens, "sandbox_s": round(sandbox, 1), "episodes": episodes}
+
+
+def run_eval(d: Path, checkpoint: str, cfg: EvalConfig, model: str, progress: bool = False) -> dict:
+    from .evaluate import evaluate
+
+    if (d / "DONE").is_file():
+        return json.loads((d / "results.json").read_text())
+    policy = load_actor(checkpoint, model=model)
+    doc = evaluate(policy, cfg.suites, d, k=cfg.k, rollout=cfg.rollout, checkpoint=checkpoint, limit=cfg.limit,
+                   spread=True, progress=progress)
+    (d / "DONE").write_text("")
+    return doc
+
+
+def val_key(doc: dict) -> tuple[float, float]:
+    v = doc["suites"]["val"]
+    return v["success"], v["process_reward"]
+
+
+# ---------------------------------------------------------------- the loop
+
+class Loop:
+    """One seed's run in `self.dir`; `go()` runs (or resumes) every phase."""
+
+    def __init__(self, d: Path, p: Profile, *, seed: int = 0, controls: tuple[str, ...] = (),
+                 base_eval: Path | None = None, progress: bool = False, log=print):
+        self.dir, self.p, self.seed, self.controls = Path(d), p, seed, tuple(controls)
+        self.base_eval = base_eval or self.dir / "eval-base"
+        self.progress, self.log = progress, log
+        self.cost = json.loads((self.dir / "cost.json").read_text()) if (self.dir / "cost.json").is_file() else {}
+        self.selection = (json.loads((self.dir / "selection.json").read_text())
+                          if (self.dir / "selection.json").is_file() else {})
+
+    def _timed(self, name: str, d: Path, fn):
+        """Run one stage; record its cost (tokens and sandbox time from its files, wall time and peak
+        memory of this attempt) unless it had already finished before this attempt."""
+        fresh = not (d / "DONE").is_file()
+        resumed = fresh and d.is_dir() and any(d.iterdir())
+        _reset_peak_rss()
+        t0 = time.monotonic()
+        out = fn()
+        gc.collect()
+        if fresh or name not in self.cost:
+            self.cost[name] = {**stage_cost(d), "wall_s": round(time.monotonic() - t0, 1) if fresh else None,
+                               "peak_rss_mb": round(_peak_rss_mb(), 1) if fresh else None}
+            if resumed:
+                self.cost[name]["note"] = "resumed: wall time and peak memory of the attempt that finished it"
+            write_json_atomic(self.dir / "cost.json", self.cost)
+        return out
+
+    def evaluate(self, stage: str, checkpoint: str) -> dict:
+        d = self.base_eval if stage == "Base" else eval_dir(self.dir, stage)
+        self.log(f"[{stage}] evaluate {checkpoint} on {', '.join(self.p.eval.suites)}")
+        return self._timed(f"eval {stage}", d, lambda: run_eval(d, checkpoint, self.p.eval, self.p.model, self.progress))
+
+    def select(self, phase: str, incoming: tuple[str, str], new: tuple[str, str]) -> tuple[str, str]:
+        """Keep the better of (stage, checkpoint) pairs on val; record the figures and the reason."""
+        if phase not in self.selection:
+            docs = {s: self._eval_doc(s) for s, _ in (incoming, new)}
+            a, b = val_key(docs[incoming[0]]), val_key(docs[new[0]])
+            keep = incoming if a > b else new
+            why = (f"val success {100 * b[0]:.1f}% vs {100 * a[0]:.1f}%, process reward {b[1]:.3f} vs {a[1]:.3f}: "
+                   + (f"{incoming[0]} is better, kept" if keep is incoming else f"{new[0]} is not worse, kept"))
+            self.selection[phase] = {
+                "candidates": {s: {"checkpoint": c, "val_success": val_key(docs[s])[0],
+                                   "val_process_reward": val_key(docs[s])[1],
+                                   "val_tasks": docs[s]["suites"]["val"]["n_tasks"], "k": docs[s]["k"]}
+                               for s, c in (incoming, new)},
+                "retained": keep[0], "checkpoint": keep[1], "why": why}
+            write_json_atomic(self.dir / "selection.json", self.selection)
+        r = self.selection[phase]
+        self.log(f"[{phase}] retained {r['retained']}: {r['why']}")
+        return r["retained"], r["checkpoint"]
+
+    def _eval_doc(self, stage: str) -> dict:
+        d = self.base_eval if stage == "Base" else eval_dir(self.dir, stage)
+        return json.loads((d / "results.json").read_text())
+
+    def rsr(self, cycle: int, init: str) -> str:
+        cfg = RSRConfig.from_dict(self.p.rsr.to_dict())
+        cfg.init, cfg.model = init, self.p.model
+        cfg.rollout.seed, cfg.sft.seed = 1000 * self.seed + cycle, self.seed
+        d = self.dir / f"rsr-{cycle}"
+        self.log(f"[RSR-{cycle}] self-rewrite from {init}")
+        self._timed(f"RSR-{cycle}", d, lambda: run_rsr(self.dir, cycle, cfg, progress=self.progress))
+        return str(d / "checkpoint")
+
+    def rpr(self, label: str, name: str, cycle: int, init: str, critic: str, *, actor_lr: float | None = None,
+            reward: str | None = None, steps: int | None = None) -> str:
+        cfg = RPRConfig.from_dict(self.p.rpr.to_dict())
+        cfg.init, cfg.critic_from, cfg.model, cfg.seed = init, critic, self.p.model, self.seed
+        cfg.actor_lr = actor_lr or cfg.actor_lr
+        cfg.reward = reward or cfg.reward
+        cfg.steps = steps or cfg.steps
+        self.log(f"[{label}] PPO from {init}, critic {'from ' + critic if critic else 'fresh'}, reward {cfg.reward}")
+        d = self.dir / name
+        self._timed(label, d, lambda: run_rpr(self.dir, cycle, cfg, progress=self.progress, name=name))
+        return str(d / "actor")
+
+    def go(self) -> dict:
+        from .tasks.suites import write_pool
+
+        self.dir.mkdir(parents=True, exist_ok=True)
+        pool = self.dir / "pool"
+        if not (pool / "DONE").is_file():
+            write_pool(pool, self.p.pool_size)
+            (pool / "DONE").write_text("")
+        self.p.rsr.pool = self.p.rpr.pool = str(pool)
+
+        self.evaluate("Base", "base")
+        kept = ("Base", "base")
+        stages = {"Base": "base"}
+        for cycle in (1, 2):
+            ck = self.rsr(cycle, kept[1])
+            stages[f"RSR-{cycle}"] = ck
+            self.evaluate(f"RSR-{cycle}", ck)
+            kept = self.select(f"RSR-{cycle}", kept, (f"RSR-{cycle}", ck))
+            critic = str(self.dir / "rpr-1" / "critic") if cycle == 2 else ""  # inherited across cycles
+            lr = self.p.rpr2_actor_lr if cycle == 2 else None
+            if cycle == 2:
+                rpr2_init = kept[1]
+            ck = self.rpr(f"RPR-{cycle}", f"rpr-{cycle}", cycle, kept[1], critic, actor_lr=lr)
+            stages[f"RPR-{cycle}"] = ck
+            self.evaluate(f"RPR-{cycle}", ck)
+            kept = self.select(f"RPR-{cycle}", kept, (f"RPR-{cycle}", ck))
+        # the controls start where their main-branch counterpart started; they never change what is retained
+        inherited = str(self.dir / "rpr-1" / "critic")
+        branches = {"direct-ppo": dict(cycle=1, init="base", critic="", steps=2 * self.p.rpr.steps),
+                    "critic-reset": dict(cycle=2, init=rpr2_init, critic="", actor_lr=self.p.rpr2_actor_lr),
+                    "reward-fdr": dict(cycle=2, init=rpr2_init, critic=inherited, actor_lr=self.p.rpr2_actor_lr,
+                                       reward="fdr")}
+        for c in self.controls:
+            label, name = CONTROLS[c]
+            b = branches[c]
+            ck = self.rpr(label, name, b.pop("cycle"), b.pop("init"), b.pop("critic"), **b)
+            stages[label] = ck
+            self.evaluate(label, ck)
+        doc = {"stages": stages, "retained": kept[0], "final_checkpoint": kept[1], "controls": list(self.controls)}
+        write_json_atomic(self.dir / "result.json", doc)
+        (self.dir / "DONE").write_text("")
+        return doc
+
+
+def start(out: Path, name: str, *, resume: bool = False, controls=(), seeds=(0,), progress=False, log=print,
+          p: Profile | None = None) -> dict:
+    """Start (or, with `resume`, continue) a run in `out`; return what each seed retained."""
+    out = Path(out)
+    bad = [c for c in controls if c not in CONTROLS]
+    if bad:
+        raise ValueError(f"controls {bad}: expected some of {list(CONTROLS)}")
+    run_json = out / "run.json"
+    if run_json.is_file():
+        if not resume:
+            raise FileExistsError(f"{run_json}: a run is already here; add --resume to continue it, or use a new --out")
+        saved = json.loads(run_json.read_text())
+        p, controls, seeds = Profile.from_dict(saved["profile"]), tuple(saved["controls"]), tuple(saved["seeds"])
+    else:
+        if out.is_dir() and any(out.iterdir()):
+            raise FileExistsError(f"{out}: not empty and not a run (no run.json); use a new --out")
+        p = p or profile(name)
+        out.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(run_json, {"profile": p.to_dict(), "controls": list(controls), "seeds": list(seeds),
+                                     "started": time.strftime("%Y-%m-%dT%H:%M:%S")})
+    if p.name == "gpu":
+        check_gpu_profile(p)
+    t0 = time.monotonic()
+    results = {}
+    for s in seeds:
+        d = out if len(seeds) == 1 else out / f"seed-{s}"
+        if len(seeds) > 1:
+            log(f"== seed {s} ({d})")
+        results[s] = Loop(d, Profile.from_dict(p.to_dict()), seed=s, controls=controls,
+                          base_eval=out / "eval-base", progress=progress, log=log).go()
+    done = {"wall_s_this_attempt": round(time.monotonic() - t0, 1), "seeds": list(seeds)}
+    write_json_atomic(out / "finished.json", done)
+    return results
+
+
+def read_stage_metrics(d: Path) -> list[dict]:
+    """An RPR stage's per-step metrics (also while it runs: from the finished step directories)."""
+    if (d / "metrics.jsonl").is_file():
+        return read_jsonl(d / "metrics.jsonl")
+    return [json.loads((s.parent / "metrics.json").read_text()) for s in sorted(d.glob("step-*/DONE"))]

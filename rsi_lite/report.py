@@ -1,0 +1,227 @@
+"""`rsi-lite report DIR`: the paper's tables for a run of the five-phase loop.
+
+Reads only the run's files (`loop` documents them), so it works on a finished run, on a
+run still going (the rows that exist), and on a run copied from another machine. Writes
+`report.json` (the data), `report.md` (the tables) and `report.html` (tables + plotly
+figures), each atomically.
+
+The paper's figures appear as reference rows, labelled as the paper's, next to ours; the
+mini suites are not the paper's benchmarks (core ~ TB 2.1, hard ~ TB Hard, multi ~ TB 3.0,
+extreme ~ TB 4.0 only in their role), so compare shapes, not numbers.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import statistics
+from pathlib import Path
+
+from .loop import CONTROLS, TABLE_SUITES, eval_dir, read_stage_metrics
+from .rsr.stage import write_json_atomic
+
+STAGES = ["Base", "RSR-1", "RPR-1", "RSR-2", "RPR-2"]
+PAPER_TABLE2 = {"Base": [51.70, 31.00, 0.00, 0.00], "RSR-1": [70.10, 54.00, 6.80, 6.10],
+                "RPR-1": [77.53, 69.50, 14.29, 16.67], "RSR-2": [86.52, 76.00, 15.02, 17.46],
+                "RPR-2": [86.52, 79.00, 16.95, 19.84]}
+"""Table 2 of the paper (TB 2.1, TB Hard, TB 3.0, TB 4.0; some cells reasoned, see paper-figures.md)."""
+PAPER_SWR = {"Base": 3, "RSR-1": 5, "RPR-1": 6, "RSR-2": 6, "RPR-2": 6}
+PAPER_LHTB_STRICT = {"Base": 0, "RSR-1": 0, "RPR-1": 2, "RSR-2": 4, "RPR-2": 5}
+"""Strict completions of 46 LHTB tasks; process reward went 0.21 (Base) -> 0.29 (RSR-1) -> 0.37 (RPR-2)."""
+SUITE_FIELDS = ("success", "k", "n_tasks", "strict", "episodes", "process_reward")
+
+
+def _seed_dirs(run: Path) -> list[tuple[int, Path]]:
+    seeds = json.loads((run / "run.json").read_text())["seeds"]
+    return [(s, run if len(seeds) == 1 else run / f"seed-{s}") for s in seeds]
+
+
+def _read(path: Path):
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def seed_report(run: Path, d: Path) -> dict:
+    """One seed's stages, controls, selection, funnels, curves and cost."""
+    def stage_row(label: str) -> dict | None:
+        e = run / "eval-base" if label == "Base" else eval_dir(d, label)
+        doc = _read(e / "results.json") if (e / "DONE").is_file() else None
+        if doc is None:
+            return None
+        return {"stage": label, "checkpoint": doc["checkpoint"],
+                "suites": {s: {f: r[f] for f in SUITE_FIELDS} for s, r in doc["suites"].items()}}
+
+    selection = _read(d / "selection.json") or {}
+    retained = {v["retained"] for v in selection.values()}
+    stages = [r for r in map(stage_row, STAGES) if r]
+    for r in stages:
+        r["retained"] = r["stage"] in retained or (r["stage"] == "Base" and not selection)
+    controls = {label: r for label, _ in CONTROLS.values() if (r := stage_row(label))}
+    funnels = {f"RSR-{c}": f for c in (1, 2) if (f := _read(d / f"rsr-{c}" / "funnel.json"))}
+    curves = {}
+    for name in ["rpr-1", "rpr-2"] + [dirname for _, dirname in CONTROLS.values()]:
+        rows = read_stage_metrics(d / name) if (d / name).is_dir() else []
+        if rows:
+            curves[name] = {k: [r.get(k) for r in rows] for k in
+                            ("phase", "losses/explained_variance_before", "reward/mean", "success/mean")}
+    return {"stages": stages, "controls": controls, "selection": selection, "funnel": funnels, "curves": curves,
+            "cost": _read(d / "cost.json") or {}, "result": _read(d / "result.json")}
+
+
+def mean_of_four(row: dict) -> float | None:
+    vals = [row["suites"][s]["success"] for s in TABLE_SUITES if s in row["suites"]]
+    return sum(vals) / len(vals) if len(vals) == len(TABLE_SUITES) else None
+
+
+def _spread(rows: list[dict]) -> dict:
+    """Several seeds' rows of one stage -> one row: means, with the sd across seeds per suite."""
+    out = {"stage": rows[0]["stage"], "checkpoint": [r["checkpoint"] for r in rows],
+           "retained": [r["retained"] for r in rows] if "retained" in rows[0] else None, "suites": {}}
+    for s in rows[0]["suites"]:
+        have = [r["suites"][s] for r in rows if s in r["suites"]]
+        succ = [h["success"] for h in have]
+        out["suites"][s] = {**{f: have[0][f] for f in ("k", "n_tasks")},
+                            "success": statistics.mean(succ), "success_sd": statistics.stdev(succ) if len(succ) > 1 else 0.0,
+                            "strict": statistics.mean(h["strict"] for h in have),
+                            "episodes": have[0]["episodes"],
+                            "process_reward": statistics.mean(h["process_reward"] for h in have), "seeds": len(have)}
+    return out
+
+
+def build(run: Path) -> dict:
+    run = Path(run)
+    meta = json.loads((run / "run.json").read_text())
+    per_seed = {s: seed_report(run, d) for s, d in _seed_dirs(run)}
+    first = next(iter(per_seed.values()))
+    if len(per_seed) == 1:
+        stages, controls = first["stages"], first["controls"]
+    else:
+        stages = [_spread([r for p in per_seed.values() for r in p["stages"] if r["stage"] == st])
+                  for st in STAGES if all(any(r["stage"] == st for r in p["stages"]) for p in per_seed.values())]
+        controls = {c: _spread([p["controls"][c] for p in per_seed.values()])
+                    for c in first["controls"] if all(c in p["controls"] for p in per_seed.values())}
+    for r in stages + list(controls.values()):
+        r["mean_of_four"] = mean_of_four(r)
+    by = {r["stage"]: r["mean_of_four"] for r in stages}
+    gains = {}
+    if by.get("Base") is not None and by.get("RPR-1") is not None:
+        gains["cycle_one"] = by["RPR-1"] - by["Base"]
+    if by.get("RPR-1") is not None and by.get("RPR-2") is not None:
+        gains["cycle_two"] = by["RPR-2"] - by["RPR-1"]
+    cost = {s: p["cost"] for s, p in per_seed.items()} if len(per_seed) > 1 else first["cost"]
+    return {"run": str(run), "profile": meta["profile"]["name"], "seeds": meta["seeds"], "stages": stages,
+            "controls": controls, "gains": gains, "cost": cost,
+            "selection": {s: p["selection"] for s, p in per_seed.items()},
+            "funnel": {s: p["funnel"] for s, p in per_seed.items()},
+            "curves": {s: p["curves"] for s, p in per_seed.items()},
+            "final": {s: p["result"] for s, p in per_seed.items()},
+            "reference": {"table2": PAPER_TABLE2, "swr": PAPER_SWR, "lhtb_strict_of_46": PAPER_LHTB_STRICT}}
+
+
+# ---------------------------------------------------------------- text
+
+def _pct(r: dict, s: str) -> str:
+    if s not in r["suites"]:
+        return "-"
+    c = r["suites"][s]
+    sd = f" ± {100 * c['success_sd']:.1f}" if c.get("seeds", 1) > 1 else ""
+    return f"{100 * c['success']:.1f}{sd}"
+
+
+def stage_table(rep: dict) -> str:
+    rows = rep["stages"] + list(rep["controls"].values())
+    k = sorted({r["suites"][s]["k"] for r in rows for s in r["suites"]}) or ["?"]
+    n = {s: next((r["suites"][s]["n_tasks"] for r in rows if s in r["suites"]), "?") for s in TABLE_SUITES}
+    head = (f"| stage | " + " | ".join(f"{s} ({n[s]})" for s in TABLE_SUITES)
+            + f" | mean of four | swr | lhtb process | lhtb strict | val |\n|---|" + "---:|" * 9)
+    lines = [f"Success %, Mean@{'/'.join(map(str, k))} (k={'/'.join(map(str, k))}); tasks per suite in brackets"
+             + (f"; mean ± sd over seeds {rep['seeds']}" if len(rep["seeds"]) > 1 else "") + ".", "", head]
+    for r in rows:
+        mof = f"{100 * r['mean_of_four']:.1f}" if r.get("mean_of_four") is not None else "-"
+        lh = r["suites"].get("lhtb")
+        lhtb = f"{lh['process_reward']:.3f} | {lh['strict']:g}/{lh['episodes']}" if lh else "- | -"
+        mark = " (retained)" if r.get("retained") is True else ""
+        lines.append(f"| {r['stage']}{mark} | " + " | ".join(_pct(r, s) for s in TABLE_SUITES)
+                     + f" | {mof} | {_pct(r, 'swr')} | {lhtb} | {_pct(r, 'val')} |")
+    lines.append("")
+    lines.append("| paper, Table 2 | TB 2.1 | TB Hard | TB 3.0 | TB 4.0 | mean of four | SWR100 | LHTB process | "
+                 "LHTB strict | |\n|---|" + "---:|" * 9)
+    lhtb_p = {"Base": "0.21", "RSR-1": "0.29", "RPR-2": "0.37"}
+    for st, v in PAPER_TABLE2.items():
+        lines.append(f"| {st} | " + " | ".join(f"{x:.2f}" for x in v) + f" | {sum(v) / 4:.2f} | {PAPER_SWR[st]} | "
+                     f"{lhtb_p.get(st, '-')} | {PAPER_LHTB_STRICT[st]}/46 | |")
+    return "\n".join(lines)
+
+
+def markdown(rep: dict) -> str:
+    out = [f"# rsi-lite run: {rep['run']} (profile `{rep['profile']}`)", "", "## Stage table", "", stage_table(rep), ""]
+    g = rep["gains"]
+    if g:
+        out += ["## Cycle gains (mean of four, points)", "",
+                f"- cycle one (Base -> RPR-1): {100 * g['cycle_one']:+.2f} (paper +23.82)" if "cycle_one" in g else "",
+                f"- cycle two (RPR-1 -> RPR-2): {100 * g['cycle_two']:+.2f} (paper +6.08)" if "cycle_two" in g else "", ""]
+    for seed, sel in rep["selection"].items():
+        if sel:
+            out += [f"## Checkpoint selection on val (seed {seed})", ""]
+            out += [f"- after {ph}: kept **{v['retained']}** — {v['why']}" for ph, v in sel.items()] + [""]
+    for seed, fun in rep["funnel"].items():
+        if fun:
+            out += [f"## Discovery funnel per cycle (seed {seed})", "", "| | " + " | ".join(fun) + " |",
+                    "|---|" + "---:|" * len(fun)]
+            for key in ("discovery_episodes", "discovery_successes", "tasks_solved", "runbooks", "approved",
+                        "resolves", "accepted", "examples", "training_tokens"):
+                out.append(f"| {key.replace('_', ' ')} | " + " | ".join(str(f.get(key, '-')) for f in fun.values()) + " |")
+            out.append("")
+    cost = rep["cost"]
+    flat = {f"seed {s}: {k}": v for s, c in cost.items() for k, v in c.items()} if len(rep["seeds"]) > 1 else cost
+    if flat:
+        out += ["## Cost per stage", "", "| stage | episodes | generated tokens | sandbox s | wall s | peak RSS MB |",
+                "|---|---:|---:|---:|---:|---:|"]
+        for name, c in flat.items():
+            out.append(f"| {name} | {c['episodes']} | {c['generated_tokens']} | {c['sandbox_s']} | "
+                       f"{c['wall_s'] if c['wall_s'] is not None else '-'} | {c['peak_rss_mb'] or '-'} |")
+        walls = [c["wall_s"] for c in flat.values() if c["wall_s"]]
+        out += ["", f"Total wall time of the stages: {sum(walls) / 60:.1f} min.", ""]
+    return "\n".join(out)
+
+
+def figures(rep: dict) -> list:
+    import plotly.graph_objects as go
+
+    figs = []
+    rows = rep["stages"]
+    if rows:
+        fig = go.Figure([go.Bar(name=s, x=[r["stage"] for r in rows],
+                                y=[100 * r["suites"][s]["success"] if s in r["suites"] else None for r in rows])
+                         for s in TABLE_SUITES + ["swr", "val"]])
+        fig.update_layout(title="Success per stage and suite (%)", barmode="group")
+        figs.append(fig)
+    for seed, curves in rep["curves"].items():
+        if not curves:
+            continue
+        ev = go.Figure([go.Scatter(y=c["losses/explained_variance_before"], name=name, mode="lines+markers")
+                        for name, c in curves.items()])
+        ev.update_layout(title=f"Critic explained variance per step (seed {seed})", xaxis_title="step")
+        rw = go.Figure([go.Scatter(y=c["reward/mean"], name=name, mode="lines+markers") for name, c in curves.items()])
+        rw.update_layout(title=f"Mean training reward per step (seed {seed})", xaxis_title="step")
+        figs += [ev, rw]
+    return figs
+
+
+def write_report(run: Path) -> dict:
+    run = Path(run)
+    rep = build(run)
+    write_json_atomic(run / "report.json", rep)
+    md = markdown(rep)
+    _write_text(run / "report.md", md)
+    body = "".join(f.to_html(full_html=False, include_plotlyjs="cdn" if i == 0 else False)
+                   for i, f in enumerate(figures(rep)))
+    page = (f"<!doctype html><meta charset='utf-8'><title>rsi-lite report</title>"
+            f"<pre style='white-space:pre-wrap'>{html.escape(md)}</pre>{body}")
+    _write_text(run / "report.html", page)
+    return rep
+
+
+def _write_text(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    tmp.replace(path)

@@ -1,0 +1,207 @@
+"""The five-phase loop and its report: `pytest tests/test_loop.py -s`.
+
+The wiring tests replace the three stage functions by recorders that write the files a stage
+writes (the stages have their own end-to-end tests), so they check in a second what the loop
+decides: where each stage starts, which critic it inherits, which checkpoint is retained on
+val, what the controls run, how seeds share Base. The last test runs the real loop on the
+bundled model with a trimmed profile, kills it in the middle of RSR-1, and resumes it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rsi_lite import loop
+from rsi_lite.loop import Profile, profile, start
+from rsi_lite.report import build, stage_table, write_report
+
+
+def _doc(checkpoint: str, val: float, suites=("core", "hard", "multi", "extreme", "swr", "lhtb", "val")) -> dict:
+    return {"checkpoint": checkpoint, "k": 1, "suites": {
+        s: {"success": val if s == "val" else 0.5, "k": 1, "n_tasks": 2, "strict": 1, "episodes": 2,
+            "process_reward": 0.4, "runs": [0.5]} for s in suites}}
+
+
+@pytest.fixture
+def fake_stages(monkeypatch):
+    """Stage functions that record their configs and write the files the real ones write."""
+    calls = []
+    val_of = {}  # checkpoint substring -> val success
+
+    def fake_rsr(run, cycle, cfg, progress=False):
+        d = Path(run) / f"rsr-{cycle}"
+        if (d / "DONE").is_file():  # the stages' own contract: a finished stage is not run again
+            return
+        (d / "checkpoint").mkdir(parents=True, exist_ok=True)
+        (d / "funnel.json").write_text(json.dumps({"discovery_successes": cycle, "examples": 3}))
+        (d / "DONE").write_text("")
+        calls.append(("rsr", cycle, cfg.init, None, cfg))
+
+    def fake_rpr(run, cycle, cfg, progress=False, name=None):
+        d = Path(run) / name
+        if (d / "DONE").is_file():
+            return
+        for part in ("actor", "critic"):
+            (d / part).mkdir(parents=True, exist_ok=True)
+        (d / "metrics.jsonl").write_text(json.dumps({"phase": "joint", "losses/explained_variance_before": 0.1,
+                                                     "reward/mean": 0.3, "success/mean": 0.0}) + "\n")
+        (d / "DONE").write_text("")
+        calls.append(("rpr", name, cfg.init, cfg.critic_from, cfg))
+
+    def fake_eval(d, checkpoint, cfg, model, progress=False):
+        if (d / "DONE").is_file():
+            return
+        d.mkdir(parents=True, exist_ok=True)
+        v = next((x for key, x in val_of.items() if key in checkpoint), 0.0)
+        (d / "results.json").write_text(json.dumps(_doc(checkpoint, v)))
+        (d / "DONE").write_text("")
+        calls.append(("eval", d.name, checkpoint, None, None))
+
+    monkeypatch.setattr(loop, "run_rsr", fake_rsr)
+    monkeypatch.setattr(loop, "run_rpr", fake_rpr)
+    monkeypatch.setattr(loop, "run_eval", fake_eval)
+    monkeypatch.setattr("rsi_lite.tasks.suites.write_pool", lambda dest, n: Path(dest).mkdir(parents=True))
+    return calls, val_of
+
+
+def test_phases_run_in_order_and_rpr2_inherits_the_critic(tmp_path, fake_stages):
+    calls, val_of = fake_stages
+    val_of.update({"rsr-1": 0.2, "rpr-1": 0.3, "rsr-2": 0.4, "rpr-2": 0.5})  # every stage improves val
+    start(tmp_path / "r", "tiny", log=lambda *_: None)
+    order = [(c[0], c[1]) for c in calls]
+    assert order == [("eval", "eval-base"), ("rsr", 1), ("eval", "eval-rsr-1"), ("rpr", "rpr-1"),
+                     ("eval", "eval-rpr-1"), ("rsr", 2), ("eval", "eval-rsr-2"), ("rpr", "rpr-2"),
+                     ("eval", "eval-rpr-2")]
+    rpr1, rpr2 = [c for c in calls if c[0] == "rpr"]
+    assert rpr1[2].endswith("rsr-1/checkpoint") and rpr1[3] == ""
+    assert rpr2[2].endswith("rsr-2/checkpoint") and rpr2[3].endswith("rpr-1/critic")
+    assert rpr2[4].actor_lr == pytest.approx(rpr1[4].actor_lr / 5) and rpr2[4].reward == "spr"
+    rsr2 = [c for c in calls if c[0] == "rsr"][1]
+    assert rsr2[2].endswith("rpr-1/actor")
+    sel = json.loads((tmp_path / "r" / "selection.json").read_text())
+    assert [v["retained"] for v in sel.values()] == ["RSR-1", "RPR-1", "RSR-2", "RPR-2"]
+    assert json.loads((tmp_path / "r" / "result.json").read_text())["retained"] == "RPR-2"
+
+
+def test_a_worse_checkpoint_on_val_is_not_carried_forward(tmp_path, fake_stages):
+    calls, val_of = fake_stages
+    val_of.update({"base": 0.3, "rsr-1": 0.1, "rpr-1": 0.4})  # RSR-1 is worse than Base on val
+    start(tmp_path / "r", "tiny", log=lambda *_: None)
+    rpr1 = next(c for c in calls if c[0] == "rpr")
+    assert rpr1[2] == "base"  # RPR-1 starts from the retained Base, not from RSR-1
+    sel = json.loads((tmp_path / "r" / "selection.json").read_text())
+    assert sel["RSR-1"]["retained"] == "Base" and "Base is better" in sel["RSR-1"]["why"]
+    assert sel["RSR-1"]["candidates"]["RSR-1"]["val_success"] == 0.1
+
+
+def test_controls_start_where_their_counterparts_start(tmp_path, fake_stages):
+    calls, _ = fake_stages
+    start(tmp_path / "r", "tiny", controls=("direct-ppo", "critic-reset", "reward-fdr"), log=lambda *_: None)
+    rpr = {c[1]: c for c in calls if c[0] == "rpr"}
+    p = profile("tiny")
+    assert rpr["control-direct-ppo"][2] == "base" and rpr["control-direct-ppo"][3] == ""
+    assert rpr["control-direct-ppo"][4].steps == 2 * p.rpr.steps  # as many PPO steps as RPR-1 + RPR-2
+    assert rpr["rpr-2-critic-reset"][2] == rpr["rpr-2"][2] and rpr["rpr-2-critic-reset"][3] == ""
+    assert rpr["rpr-2-fdr"][4].reward == "fdr" and rpr["rpr-2-fdr"][3] == rpr["rpr-2"][3]
+    rep = build(tmp_path / "r")
+    assert list(rep["controls"]) == ["Direct PPO", "RPR-2, critic reset", "RPR-2, FDR"]
+    assert "Direct PPO" in stage_table(rep)
+
+
+def test_seeds_share_base_and_the_report_gives_the_spread(tmp_path, fake_stages):
+    calls, _ = fake_stages
+    start(tmp_path / "r", "tiny", seeds=(0, 1), log=lambda *_: None)
+    assert [c[1] for c in calls].count("eval-base") == 1
+    assert (tmp_path / "r" / "seed-0" / "DONE").is_file() and (tmp_path / "r" / "seed-1" / "DONE").is_file()
+    seeds = {c[4].seed for c in calls if c[0] == "rpr"}
+    assert seeds == {0, 1}
+    rep = write_report(tmp_path / "r")
+    core = rep["stages"][1]["suites"]["core"]
+    assert core["seeds"] == 2 and core["success_sd"] == 0.0
+    assert "± 0.0" in (tmp_path / "r" / "report.md").read_text()
+
+
+def test_report_json_has_the_documented_shape(tmp_path, fake_stages):
+    start(tmp_path / "r", "tiny", log=lambda *_: None)
+    rep = write_report(tmp_path / "r")
+    on_disk = json.loads((tmp_path / "r" / "report.json").read_text())
+    assert on_disk["stages"][0]["stage"] == "Base" and [s["stage"] for s in on_disk["stages"]] == \
+        ["Base", "RSR-1", "RPR-1", "RSR-2", "RPR-2"]
+    core = on_disk["stages"][0]["suites"]["core"]
+    assert set(core) >= {"success", "k", "n_tasks", "strict", "process_reward"} and 0 <= core["success"] <= 1
+    assert {"controls", "cost", "gains", "funnel", "reference"} <= set(on_disk)
+    assert on_disk["funnel"]["0"]["RSR-2"]["discovery_successes"] == 2
+    assert rep["gains"]["cycle_one"] == pytest.approx(0.0)
+    html = (tmp_path / "r" / "report.html").read_text()
+    assert "plotly" in html and "Stage table" in html
+
+
+def test_refuses_to_mix_runs(tmp_path, fake_stages):
+    start(tmp_path / "r", "tiny", log=lambda *_: None)
+    with pytest.raises(FileExistsError, match="--resume"):
+        start(tmp_path / "r", "tiny", log=lambda *_: None)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.txt").write_text("mine")
+    with pytest.raises(FileExistsError, match="not a run"):
+        start(tmp_path / "other", "tiny", log=lambda *_: None)
+    with pytest.raises(ValueError, match="controls"):
+        start(tmp_path / "new", "tiny", controls=("critic-rest",), log=lambda *_: None)
+
+
+def test_profiles_round_trip_and_gpu_says_what_is_missing(monkeypatch):
+    for name in ("tiny", "cpu", "smoke"):
+        p = profile(name)
+        assert Profile.from_dict(json.loads(json.dumps(p.to_dict()))) == p
+        assert "val" in p.eval.suites
+    monkeypatch.setenv("RSI_LITE_GPU_MODEL", "/nonexistent")
+    with pytest.raises(RuntimeError, match="CUDA|RSI_LITE_GPU_MODEL"):
+        loop.check_gpu_profile(profile("gpu"))
+
+
+# ---------------------------------------------------------------- the real loop, killed and resumed
+
+SCRIPT = """
+import sys
+from rsi_lite.loop import profile, start
+p = profile("smoke")
+p.eval.suites = ["core", "val"]
+start(sys.argv[1], "smoke", resume=len(sys.argv) > 2, p=p, log=lambda m: print(m, flush=True))
+"""
+
+
+def test_killed_mid_stage_and_resumed(tmp_path, bwrap_ok):
+    out = tmp_path / "run"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    proc = subprocess.Popen([sys.executable, "-c", SCRIPT, str(out)], env=env, start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    marker = out / "rsr-1" / "discovery.jsonl"
+    deadline = time.monotonic() + 600
+    while not marker.is_file() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert marker.is_file(), proc.stdout.read().decode()[-3000:] if proc.poll() is not None else "timed out"
+    os.killpg(proc.pid, signal.SIGKILL)  # in the middle of RSR-1: discovery written, the rest not
+    proc.wait()
+    assert not (out / "rsr-1" / "DONE").is_file() and not (out / "DONE").is_file()
+    stamps = {p: p.stat().st_mtime_ns for p in [out / "eval-base" / "results.json", marker]}
+    assert not list(out.rglob("*.tmp"))  # nothing half-written is left where a reader would look
+
+    done = subprocess.run([sys.executable, "-c", SCRIPT, str(out), "resume"], env=env, capture_output=True,
+                          text=True, timeout=900)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert {p: p.stat().st_mtime_ns for p in stamps} == stamps  # finished work was not redone
+    for stage in ("rsr-1", "rpr-1", "rsr-2", "rpr-2", "eval-rpr-2"):
+        assert (out / stage / "DONE").is_file()
+    assert (out / "DONE").is_file()
+    cost = json.loads((out / "cost.json").read_text())
+    assert "resumed" in cost["RSR-1"].get("note", "") and cost["RPR-2"]["generated_tokens"] > 0
+    rep = write_report(out)
+    assert [s["stage"] for s in rep["stages"]] == ["Base", "RSR-1", "RPR-1", "RSR-2", "RPR-2"]
+    assert set(rep["selection"]["0"]) == {"RSR-1", "RPR-1", "RSR-2", "RPR-2"}
