@@ -209,12 +209,27 @@ def val_key(doc: dict) -> tuple[float, float]:
 
 # ---------------------------------------------------------------- the loop
 
+class LocalStages:
+    """Runs every stage in this process (the laptop). `scale_up.launch.DistributedStages` offers the same three
+    methods and runs them as Slurm, Ray or torchrun jobs on the same files."""
+
+    def rsr(self, run: Path, cycle: int, cfg: RSRConfig, progress: bool):
+        return run_rsr(run, cycle, cfg, progress=progress)
+
+    def rpr(self, run: Path, cycle: int, cfg: RPRConfig, name: str, progress: bool):
+        return run_rpr(run, cycle, cfg, progress=progress, name=name)
+
+    def eval(self, d: Path, checkpoint: str, cfg: EvalConfig, model: str, progress: bool):
+        return run_eval(d, checkpoint, cfg, model, progress)
+
+
 class Loop:
     """One seed's run in `self.dir`; `go()` runs (or resumes) every phase."""
 
     def __init__(self, d: Path, p: Profile, *, seed: int = 0, controls: tuple[str, ...] = (),
-                 base_eval: Path | None = None, progress: bool = False, log=print):
+                 base_eval: Path | None = None, progress: bool = False, log=print, stages=None):
         self.dir, self.p, self.seed, self.controls = Path(d), p, seed, tuple(controls)
+        self.stages = stages or LocalStages()
         self.base_eval = base_eval or self.dir / "eval-base"
         self.progress, self.log = progress, log
         self.cost = json.loads((self.dir / "cost.json").read_text()) if (self.dir / "cost.json").is_file() else {}
@@ -241,7 +256,8 @@ class Loop:
     def evaluate(self, stage: str, checkpoint: str) -> dict:
         d = self.base_eval if stage == "Base" else eval_dir(self.dir, stage)
         self.log(f"[{stage}] evaluate {checkpoint} on {', '.join(self.p.eval.suites)}")
-        return self._timed(f"eval {stage}", d, lambda: run_eval(d, checkpoint, self.p.eval, self.p.model, self.progress))
+        return self._timed(f"eval {stage}", d, lambda: self.stages.eval(d, checkpoint, self.p.eval, self.p.model,
+                                                                      self.progress))
 
     def select(self, phase: str, incoming: tuple[str, str], new: tuple[str, str]) -> tuple[str, str]:
         """Keep the better of (stage, checkpoint) pairs on val; record the figures and the reason."""
@@ -272,7 +288,7 @@ class Loop:
         cfg.rollout.seed, cfg.sft.seed = 1000 * self.seed + cycle, self.seed
         d = self.dir / f"rsr-{cycle}"
         self.log(f"[RSR-{cycle}] self-rewrite from {init}")
-        self._timed(f"RSR-{cycle}", d, lambda: run_rsr(self.dir, cycle, cfg, progress=self.progress))
+        self._timed(f"RSR-{cycle}", d, lambda: self.stages.rsr(self.dir, cycle, cfg, self.progress))
         return str(d / "checkpoint")
 
     def rpr(self, label: str, name: str, cycle: int, init: str, critic: str, *, actor_lr: float | None = None,
@@ -284,7 +300,7 @@ class Loop:
         cfg.steps = steps or cfg.steps
         self.log(f"[{label}] PPO from {init}, critic {'from ' + critic if critic else 'fresh'}, reward {cfg.reward}")
         d = self.dir / name
-        self._timed(label, d, lambda: run_rpr(self.dir, cycle, cfg, progress=self.progress, name=name))
+        self._timed(label, d, lambda: self.stages.rpr(self.dir, cycle, cfg, name, self.progress))
         return str(d / "actor")
 
     def go(self) -> dict:
@@ -332,7 +348,7 @@ class Loop:
 
 
 def start(out: Path, name: str, *, resume: bool = False, controls=(), seeds=(0,), progress=False, log=print,
-          p: Profile | None = None) -> dict:
+          p: Profile | None = None, stages=None) -> dict:
     """Start (or, with `resume`, continue) a run in `out`; return what each seed retained."""
     out = Path(out)
     bad = [c for c in controls if c not in CONTROLS]
@@ -351,7 +367,7 @@ def start(out: Path, name: str, *, resume: bool = False, controls=(), seeds=(0,)
         out.mkdir(parents=True, exist_ok=True)
         write_json_atomic(run_json, {"profile": p.to_dict(), "controls": list(controls), "seeds": list(seeds),
                                      "started": time.strftime("%Y-%m-%dT%H:%M:%S")})
-    if p.name == "gpu":
+    if p.name == "gpu" and stages is None:
         check_gpu_profile(p)
     t0 = time.monotonic()
     results = {}
@@ -360,7 +376,7 @@ def start(out: Path, name: str, *, resume: bool = False, controls=(), seeds=(0,)
         if len(seeds) > 1:
             log(f"== seed {s} ({d})")
         results[s] = Loop(d, Profile.from_dict(p.to_dict()), seed=s, controls=controls,
-                          base_eval=out / "eval-base", progress=progress, log=log).go()
+                          base_eval=out / "eval-base", progress=progress, log=log, stages=stages).go()
     done = {"wall_s_this_attempt": round(time.monotonic() - t0, 1), "seeds": list(seeds)}
     write_json_atomic(out / "finished.json", done)
     return results

@@ -246,6 +246,8 @@ def run_episodes(policy, jobs: list[tuple], cfg: RolloutConfig | None = None, *,
         return _run_continuous(policy, jobs, cfg, policy_name, reward_divisors or {}, progress)
     if cfg.engine != "lockstep":
         raise ValueError(f"RolloutConfig.engine: {cfg.engine!r} is neither 'continuous' nor 'lockstep'")
+    if hasattr(policy, "engine"):
+        raise ValueError("a vLLM-served policy needs RolloutConfig.engine='continuous' (lockstep calls generate)")
     out: list[Trajectory] = []
     for start in range(0, len(jobs), cfg.batch_size):
         out += _run_wave(policy, jobs[start:start + cfg.batch_size], cfg, policy_name, reward_divisors or {}, progress)
@@ -328,10 +330,7 @@ def _run_continuous(policy, jobs, cfg, policy_name, divisors, progress) -> list[
     work: dict = {}  # future -> (what, job index)
     asked: dict[int, float] = {}  # job index -> when its prompt was submitted
     bar = _progress(len(jobs), progress)
-    gen = ContinuousGenerator(policy.model, tok, max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature,
-                              top_p=cfg.top_p, stop_ids=sorted(stop), seed=cfg.seed,
-                              stop_pattern=BLOCK_CLOSED if cfg.stop_after_block and cfg.action_format == "bash" else None,
-                              max_concurrent=cfg.batch_size, context_budget=cfg.context_budget)
+    gen = make_generator(policy, cfg, sorted(stop))
     pool = ThreadPoolExecutor(max_workers=cfg.workers)
 
     def ready(i: int) -> None:
@@ -435,6 +434,19 @@ def _progress(total: int, show: bool):
     from tqdm.auto import tqdm
 
     return tqdm(total=total, desc="episodes", disable=not show, leave=False)
+
+
+def make_generator(policy, cfg: RolloutConfig, stop_ids: list[int]):
+    """The continuous engine's generator: transformers' continuous batching over the policy's own model, or
+    vLLM for a `policy.vllm_backend.VLLMPolicy` (same interface; see scale_up/)."""
+    kw = dict(max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature, top_p=cfg.top_p, stop_ids=stop_ids,
+              seed=cfg.seed, stop_pattern=BLOCK_CLOSED if cfg.stop_after_block and cfg.action_format == "bash" else None,
+              max_concurrent=cfg.batch_size, context_budget=cfg.context_budget)
+    if hasattr(policy, "engine"):
+        from .policy.vllm_backend import VLLMGenerator
+
+        return VLLMGenerator(policy, **kw)
+    return ContinuousGenerator(policy.model, policy.tokenizer, **kw)
 
 
 def write_trajectories(trajs: list[Trajectory], path: Path) -> None:

@@ -209,6 +209,26 @@ def schedule(cfg: RPRConfig) -> list[tuple[str, int]]:
             + [("joint", i) for i in range(cfg.steps)])
 
 
+def step_batches(cfg: RPRConfig, tasks: list) -> list[tuple[str, list]]:
+    """(phase, tasks) for every step of the schedule: warm-up tasks first, then the training tasks in turn
+    (a fixed shuffle of the pool by `cfg.seed`). Pure, so a sharded run cuts the same batches."""
+    order = tasks[:]
+    random.Random(cfg.seed).shuffle(order)
+    warm, train = order[:cfg.warmup_tasks], order[cfg.warmup_tasks:] or order
+    out = []
+    for k, (phase, i) in enumerate(schedule(cfg)):
+        if phase == "warmup":
+            out.append((phase, warm[i * cfg.batch_tasks:(i + 1) * cfg.batch_tasks]))
+        else:
+            j = (k * cfg.batch_tasks) % len(train)
+            out.append((phase, (train[j:] + train[:j])[:cfg.batch_tasks]))
+    return out
+
+
+def step_rollout(cfg: RPRConfig, k: int) -> RolloutConfig:
+    return RolloutConfig(**{**cfg.rollout.to_dict(), "seed": cfg.seed * 1000 + k})
+
+
 def _finished_steps(d: Path) -> list[Path]:
     return sorted(p.parent for p in d.glob("step-*/DONE"))
 
@@ -231,33 +251,27 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
     cfg = config_file(d, cfg, RPRConfig)
     if (d / "DONE").is_file():
         return json.loads((d / "summary.json").read_text())
-    done = _finished_steps(d)
-    last = done[-1] if done else None
-    policy = load_actor_critic(str(last / "actor") if last else cfg.init,
-                               str(last / "critic") if last else cfg.critic_from, cfg.model)
-    optims = make_optimizers(policy, cfg)
-    if last is not None:
-        saved = torch.load(last / "optim.pt", weights_only=False)
-        for k, o in optims.items():
-            o.load_state_dict(saved[k])
     tasks = pool_tasks(run, cfg)
     divisors = family_divisors(family_check_counts(tasks))  # D_f per family, for FDR and SPR
-    order = tasks[:]
-    random.Random(cfg.seed).shuffle(order)
-    warm, train = order[:cfg.warmup_tasks], order[cfg.warmup_tasks:] or order
+    batches = step_batches(cfg, tasks)
+    policy = optims = None
     t_stage = time.monotonic()
-    for k, (phase, i) in enumerate(schedule(cfg)):
+    for k, (phase, batch) in enumerate(batches):
         step = d / f"step-{k:03d}"
         if (step / "DONE").is_file():
             continue
+        if policy is None:  # loaded only when a step is left to run
+            done = _finished_steps(d)
+            last = done[-1] if done else None
+            policy = load_actor_critic(str(last / "actor") if last else cfg.init,
+                                       str(last / "critic") if last else cfg.critic_from, cfg.model)
+            optims = make_optimizers(policy, cfg)
+            if last is not None:
+                saved = torch.load(last / "optim.pt", weights_only=False)
+                for name_, o in optims.items():
+                    o.load_state_dict(saved[name_])
         t0 = time.monotonic()
-        if phase == "warmup":
-            batch = warm[i * cfg.batch_tasks:(i + 1) * cfg.batch_tasks]
-        else:
-            j = (k * cfg.batch_tasks) % len(train)
-            batch = (train[j:] + train[:j])[:cfg.batch_tasks]
-        rc = RolloutConfig(**{**cfg.rollout.to_dict(), "seed": cfg.seed * 1000 + k})
-        trajs = run_episodes(policy, [(t, k) for t in batch], rc, policy_name=f"rpr-{cycle}:{k}",
+        trajs = run_episodes(policy, [(t, k) for t in batch], step_rollout(cfg, k), policy_name=f"rpr-{cycle}:{k}",
                              reward_divisors=divisors, progress=progress)
         t1 = time.monotonic()
         row = update(policy, trajs, cfg, optims, train_actor=phase == "joint",

@@ -126,3 +126,24 @@ def generate_batch(model, tokenizer, prompts: list[list[int]], *, max_new_tokens
             reason = "pattern"
         gens.append(Generation(toks, lp, reason))
     return gens
+
+
+def complete(policy, prompts: list[list[int]], *, max_new_tokens: int, temperature: float = 0.0, seed: int = 0,
+             batch: int = 16) -> list[Generation]:
+    """One reply per prompt from whatever serves the policy: its own model (batches of `batch`), or a vLLM
+    engine (`policy.vllm_backend.VLLMPolicy`, all prompts at once). Used by the runbook planner and reviewer."""
+    if hasattr(policy, "engine"):
+        from .vllm_backend import VLLMGenerator
+
+        gen, out = VLLMGenerator(policy, max_new_tokens=max_new_tokens, temperature=temperature, seed=seed), {}
+        with gen:
+            for i, p in enumerate(prompts):
+                gen.submit(i, p)
+            while gen.busy:
+                out.update(dict(gen.poll()))
+        return [out[i] for i in range(len(prompts))]
+    replies = []
+    for start in range(0, len(prompts), batch):
+        replies += generate_batch(policy.model, policy.tokenizer, prompts[start:start + batch],
+                                  max_new_tokens=max_new_tokens, temperature=temperature, seed=seed + start)
+    return replies

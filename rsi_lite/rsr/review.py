@@ -58,11 +58,11 @@ Do these notes describe how to solve this task, without giving the final answer 
 
 def model_review(policy, instruction: str, runbook: dict) -> bool:
     """The actor as reviewer (greedy): True when its reply starts with YES."""
-    from ..policy.generate import generate_batch
+    from ..policy.generate import complete
 
     tok = policy.tokenizer
     chat = [{"role": "user", "content": REVIEW_PROMPT.format(instruction=instruction.strip(), notes=render(runbook))}]
     ids = tok.apply_chat_template(chat, add_generation_prompt=True, tokenize=True)
     ids = list(ids["input_ids"] if hasattr(ids, "keys") else ids)
-    gen = generate_batch(policy.model, tok, [ids], max_new_tokens=4, temperature=0.0)[0]
+    gen = complete(policy, [ids], max_new_tokens=4, temperature=0.0)[0]
     return tok.decode(gen.token_ids, skip_special_tokens=True).strip().upper().startswith("YES")

@@ -178,7 +178,7 @@ def transcript(messages: list[dict], limit: int = 1200) -> str:
 def model_runbooks(policy, items: list[tuple[str, list[dict]]], k: int = 4, *, max_new_tokens: int = 160,
                    temperature: float = 0.8, seed: int = 0) -> list[list[tuple[dict | None, str]]]:
     """For each (instruction, messages): k sampled replies, each as (runbook or None, raw reply)."""
-    from ..policy.generate import generate_batch
+    from ..policy.generate import complete
 
     tok = policy.tokenizer
     prompts = []
@@ -188,11 +188,8 @@ def model_runbooks(policy, items: list[tuple[str, list[dict]]], k: int = 4, *, m
         ids = tok.apply_chat_template(chat, add_generation_prompt=True, tokenize=True)
         ids = ids["input_ids"] if isinstance(ids, dict) or hasattr(ids, "keys") else ids
         prompts += [list(ids)] * k
-    replies = []
-    for start in range(0, len(prompts), 16):
-        gens = generate_batch(policy.model, tok, prompts[start:start + 16], max_new_tokens=max_new_tokens,
-                              temperature=temperature, seed=seed + start)
-        replies += [tok.decode(g.token_ids, skip_special_tokens=True) for g in gens]
+    replies = [tok.decode(g.token_ids, skip_special_tokens=True)
+               for g in complete(policy, prompts, max_new_tokens=max_new_tokens, temperature=temperature, seed=seed)]
     out = []
     for i in range(len(items)):
         group = []

@@ -138,8 +138,8 @@ def train_sft(policy, examples: list, cfg: SFTConfig | None = None, *, metrics_p
             "wall_s": round(time.monotonic() - t0, 1)}
 
 
-def save_actor(policy, path: Path) -> Path:
+def save_actor(policy, path: Path, state_dict: dict | None = None) -> Path:
     """Save the actor adapter so that `path/adapter_config.json` exists (written to a temp dir, then renamed)."""
     from ..policy.model import save_adapter
 
-    return save_adapter(policy, "actor", path)
+    return save_adapter(policy, "actor", path, state_dict=state_dict)

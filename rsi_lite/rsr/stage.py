@@ -270,8 +270,11 @@ def load_actor(init: str, quantization: str = "lora", model: str = "smollm2-135m
     return load_policy(cfg, adapter_path=init)
 
 
-def run_rsr(run: Path, cycle: int, cfg: RSRConfig | None = None, *, policy=None, progress: bool = False) -> dict:
-    """Run (or resume) the stage; return the funnel."""
+def run_rsr(run: Path, cycle: int, cfg: RSRConfig | None = None, *, policy=None, progress: bool = False,
+            until: str | None = None) -> dict | None:
+    """Run (or resume) the stage; return the funnel. `until="dataset"` stops once dataset.jsonl is written
+    (scale_up trains it sharded, then a second call finds the checkpoint and finishes the stage). The model
+    is loaded only when a step still needs it."""
     from ..tasks import load_task
 
     d = stage_dir(run, cycle)
@@ -279,27 +282,33 @@ def run_rsr(run: Path, cycle: int, cfg: RSRConfig | None = None, *, policy=None,
     cfg = config_file(d, cfg, RSRConfig)
     if (d / "DONE").is_file():
         return json.loads((d / "funnel.json").read_text())
-    policy = policy or load_actor(cfg.init, model=cfg.model)
+    loaded = [policy]
+
+    def actor():
+        if loaded[0] is None:
+            loaded[0] = load_actor(cfg.init, model=cfg.model)
+        return loaded[0]
+
     tasks = pool_tasks(run, cfg)
 
     if not (d / "discovery.jsonl").is_file():
-        discover(policy, tasks, cfg, d / "discovery.jsonl", progress)
+        discover(actor(), tasks, cfg, d / "discovery.jsonl", progress)
     found = read_trajectories(d / "discovery.jsonl")
     if not (d / "successes.jsonl").is_file():
         write_trajectories(select_sources(found, cfg.max_sources_per_task), d / "successes.jsonl")
     sources = read_trajectories(d / "successes.jsonl")
 
     if not (d / "runbooks.jsonl").is_file():
-        rows, planner = plan(policy, sources, cfg)
+        rows, planner = plan(actor(), sources, cfg)
         write_json_atomic(d / "model_planner.json", planner)
         write_jsonl_atomic(d / "runbooks.jsonl", rows)
     rows = read_jsonl(d / "runbooks.jsonl")
     if not (d / "reviews.jsonl").is_file():
-        write_jsonl_atomic(d / "reviews.jsonl", review_all(policy, rows, cfg))
+        write_jsonl_atomic(d / "reviews.jsonl", review_all(actor() if cfg.model_reviewer else None, rows, cfg))
     verdicts = read_jsonl(d / "reviews.jsonl")
 
     if not (d / "resolves.jsonl").is_file():
-        resolve(policy, rows, verdicts, cfg, d / "resolves.jsonl", progress)
+        resolve(actor(), rows, verdicts, cfg, d / "resolves.jsonl", progress)
     resolves = read_trajectories(d / "resolves.jsonl")
     which = [r["id"] for r in rows if any(v["id"] == r["id"] and v["approved"] for v in verdicts)
              for _ in range(cfg.resolves_per_runbook)]
@@ -313,15 +322,17 @@ def run_rsr(run: Path, cycle: int, cfg: RSRConfig | None = None, *, policy=None,
             accepted.append(t)
 
     if not (d / "dataset.jsonl").is_file():
-        examples, bad = build_dataset(policy.tokenizer, accepted, "resolve", cfg.max_examples_per_task)
+        examples, bad = build_dataset(actor().tokenizer, accepted, "resolve", cfg.max_examples_per_task)
         write_json_atomic(d / "dataset_meta.json", {"retokenize_failures": bad})
         write_jsonl_atomic(d / "dataset.jsonl", [e.to_dict() for e in examples])
     examples = [Example.from_dict(r) for r in read_jsonl(d / "dataset.jsonl")]
+    if until == "dataset":
+        return None
 
     if not (d / "checkpoint" / "adapter_config.json").is_file():
-        summary = train_sft(policy, examples, cfg.sft, metrics_path=d / "metrics.jsonl", progress=progress)
+        summary = train_sft(actor(), examples, cfg.sft, metrics_path=d / "metrics.jsonl", progress=progress)
         write_json_atomic(d / "sft.json", summary)
-        save_actor(policy, d / "checkpoint")
+        save_actor(actor(), d / "checkpoint")
     funnel = {
         "source_successes": len(sources), "discovery_episodes": len(found),
         "discovery_successes": sum(bool(t.verifier.get("strict")) for t in found),

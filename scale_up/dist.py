@@ -1,0 +1,81 @@
+"""The distributed pieces the entry points share: process group, FSDP2 sharding, full state dicts.
+
+Everything else (losses, advantages, the SFT loop, the PPO update, the rollout engine) is
+`rsi_lite`'s own code, called unchanged on each rank's share of the batch.
+"""
+
+from __future__ import annotations
+
+import os
+
+import torch
+import torch.distributed as dist
+
+
+_OWN_GROUP = False
+
+
+def init() -> tuple[int, int]:
+    """(rank, world): from a process group someone else formed (Ray Train), or from torchrun's environment,
+    forming the group when world > 1 (nccl on GPUs, else gloo)."""
+    global _OWN_GROUP
+    if torch.cuda.is_available():
+        torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")))
+    if dist.is_initialized():
+        return dist.get_rank(), dist.get_world_size()
+    world, rank = int(os.environ.get("WORLD_SIZE", "1")), int(os.environ.get("RANK", "0"))
+    if world > 1:
+        dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
+        _OWN_GROUP = True
+    return rank, world
+
+
+def finish(world: int) -> None:
+    if world > 1 and dist.is_initialized():
+        dist.barrier()
+        if _OWN_GROUP:
+            dist.destroy_process_group()
+
+
+def decoder_layers(model):
+    """The transformer blocks of a (peft-wrapped) causal LM: Llama, Qwen, Mistral and kin keep them here."""
+    inner = model.base_model.model if hasattr(model, "base_model") and hasattr(model.base_model, "model") else model
+    return inner.model.layers
+
+
+def shard(policy, world: int) -> None:
+    """FSDP2: each decoder layer, then the whole model (and the value head, when there is a critic), sharded
+    over a 1-D mesh of all ranks. LoRA and critic adapters live inside the layers, so they shard with them."""
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.fsdp import fully_shard
+
+    mesh = init_device_mesh("cuda" if torch.cuda.is_available() else "cpu", (world,))
+    for layer in decoder_layers(policy.model):
+        fully_shard(layer, mesh=mesh)
+    fully_shard(policy.model, mesh=mesh)
+    if getattr(policy, "value_head", None) is not None:
+        fully_shard(policy.value_head, mesh=mesh)
+
+
+def full_state(module, world: int) -> dict:
+    """The module's full state dict on CPU (a collective: every rank calls it; rank 0 gets the tensors)."""
+    if world == 1:
+        return {k: v.detach().cpu() for k, v in module.state_dict().items()}
+    from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
+
+    return get_model_state_dict(module, options=StateDictOptions(full_state_dict=True, cpu_offload=True))
+
+
+def mean_over_ranks(x: float, world: int) -> float:
+    if world == 1:
+        return x
+    t = torch.tensor([x], dtype=torch.float64, device="cuda" if torch.cuda.is_available() else "cpu")
+    dist.all_reduce(t)
+    return float(t.item() / world)
+
+
+def equal_share(items: list, rank: int, world: int) -> list:
+    """Rank r's items r, r + world, ...; the remainder of len(items) / world is left out, because FSDP2 needs
+    every rank to take the same number of steps (a rank with one batch more would wait forever)."""
+    n = len(items) // world * world
+    return items[rank:n:world]

@@ -1,0 +1,149 @@
+"""Sharded training entry points: the RSR stage's SFT and one RPR step's PPO update, under torchrun.
+
+    torchrun --nproc_per_node=8 --nnodes=4 ... -m scale_up.train sft --run DIR --cycle 1
+    torchrun ... -m scale_up.train ppo --run DIR --stage rpr-1 --step 7
+
+They read and write the same stage files as the laptop (`rsi_lite.rsr.stage`, `rsi_lite.rpr`):
+`sft` trains on DIR/rsr-N/dataset.jsonl (written by `scale_up.generate rsr`) and writes
+checkpoint/, sft.json and metrics.jsonl, after which `rsi-lite rsr --run DIR --cycle N`
+finishes the stage without loading a model. `ppo` updates on DIR/rpr-N/step-K/rollouts.jsonl
+(written by `scale_up.generate rpr`) from step K-1's actor, critic and optimizer shards and
+writes step K like `run_rpr` does (actor/, critic/, metrics.json, trajectories.jsonl, DONE),
+plus its optimizer shards (optim-rank*.pt; resuming needs the same world size).
+
+Each rank loads the model, takes its equal share of the examples or episodes, and runs
+`rsi_lite.rsr.sft.train_sft` / `rsi_lite.rpr.update` unchanged; FSDP2 averages gradients
+across ranks. Loading is plain (every rank reads the whole checkpoint, then shards): fine for
+the adapters, and for a 27B base in bf16 a node needs 8 x 54 GB of host memory for a moment;
+meta-device initialisation plus `set_model_state_dict` would avoid that (not built).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import time
+from pathlib import Path
+
+import torch
+
+from . import dist as D
+
+
+def sft(run: Path, cycle: int, rank: int, world: int) -> None:
+    from rsi_lite.rsr.clean import Example
+    from rsi_lite.rsr.sft import save_actor, train_sft
+    from rsi_lite.rsr.stage import RSRConfig, load_actor, read_jsonl, stage_dir, write_json_atomic
+
+    d = stage_dir(run, cycle)
+    if (d / "checkpoint" / "adapter_config.json").is_file():
+        if rank == 0:
+            print(f"{d}/checkpoint exists: nothing to train")
+        return
+    if not (d / "dataset.jsonl").is_file():
+        raise FileNotFoundError(f"{d}/dataset.jsonl: missing; run `python -m scale_up.generate rsr --run {run} "
+                                f"--cycle {cycle}` first")
+    cfg = RSRConfig.from_dict(json.loads((d / "config.json").read_text()))
+    examples = [Example.from_dict(r) for r in read_jsonl(d / "dataset.jsonl")]
+    kept = [e for e in examples if len(e.input_ids) <= cfg.sft.max_len and sum(e.loss_mask)]
+    policy = load_actor(cfg.init, model=cfg.model)
+    if world > 1:
+        D.shard(policy, world)
+    log = d / f"metrics.rank{rank}.jsonl"
+    summary = train_sft(policy, D.equal_share(kept, rank, world), cfg.sft, metrics_path=log)
+    rows = [json.loads(x) for x in log.read_text().splitlines()]
+    losses = [D.mean_over_ranks(r["losses/sft"], world) for r in rows]
+    state = D.full_state(policy.model, world)
+    if rank == 0:
+        for r, loss in zip(rows, losses):
+            r["losses/sft"] = round(loss, 5)
+        (d / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+        summary.update({"examples": len(kept), "left_out_too_long": len(examples) - len(kept), "world": world,
+                        "left_out_for_equal_shares": len(kept) % world,
+                        "first_loss": losses[0] if losses else None, "last_loss": losses[-1] if losses else None})
+        write_json_atomic(d / "sft.json", summary)
+        save_actor(policy, d / "checkpoint", state_dict=state)
+    log.unlink(missing_ok=True)
+
+
+def ppo(run: Path, stage: str, k: int, rank: int, world: int) -> None:
+    from rsi_lite.policy.critic import save_critic
+    from rsi_lite.rollout import read_trajectories
+    from rsi_lite.rpr import RPRConfig, load_actor_critic, make_optimizers, schedule, update
+    from rsi_lite.rsr.sft import save_actor
+    from rsi_lite.rsr.stage import write_json_atomic
+
+    d = Path(run) / stage
+    cfg = RPRConfig.from_dict(json.loads((d / "config.json").read_text()))
+    step, prev = d / f"step-{k:03d}", (d / f"step-{k - 1:03d}" if k else None)
+    if (step / "DONE").is_file():
+        return
+    if not (step / "rollouts.jsonl").is_file():
+        raise FileNotFoundError(f"{step}/rollouts.jsonl: missing; run `python -m scale_up.generate rpr --run {run} "
+                                f"--stage {stage} --step {k}` first")
+    if prev is not None and not (prev / "DONE").is_file():
+        raise FileNotFoundError(f"{prev}/DONE: missing; steps run in order")
+    if prev is not None and json.loads((prev / "world.json").read_text())["world"] != world:
+        raise ValueError(f"{prev}/world.json: the optimizer shards were written by another world size")
+    policy = load_actor_critic(str(prev / "actor") if prev else cfg.init,
+                               str(prev / "critic") if prev else cfg.critic_from, cfg.model)
+    if world > 1:
+        D.shard(policy, world)
+    optims = make_optimizers(policy, cfg)
+    if prev is not None:
+        saved = torch.load(prev / f"optim-rank{rank}.pt", weights_only=False)
+        for name, o in optims.items():
+            o.load_state_dict(saved[name])
+    phase = schedule(cfg)[k][0]
+    trajs = read_trajectories(step / "rollouts.jsonl")
+    t0 = time.monotonic()
+    row = update(policy, D.equal_share(trajs, rank, world), cfg, optims, train_actor=phase == "joint",
+                 epochs=cfg.warmup_epochs if phase == "warmup" else None)
+    row = {key: D.mean_over_ranks(v, world) if isinstance(v, float) else v for key, v in row.items()}
+    rollout = json.loads((step / "rollout.json").read_text()) if (step / "rollout.json").is_file() else {}
+    row.update({"step": k, "phase": phase, "rollout_s": rollout.get("rollout_s", 0.0),
+                "update_s": round(time.monotonic() - t0, 1), "world": world,
+                "success/mean": sum(t.verifier["strict"] for t in trajs) / len(trajs),
+                "reward/mean": sum(t.rewards[cfg.reward] for t in trajs) / len(trajs)})
+    model_state, head_state = D.full_state(policy.model, world), D.full_state(policy.value_head, world)
+    torch.save({name: o.state_dict() for name, o in optims.items()}, step / f"optim-rank{rank}.pt")
+    if world > 1:
+        torch.distributed.barrier()
+    if rank == 0:
+        save_actor(policy, step / "actor", state_dict=model_state)
+        save_critic(policy, step / "critic", state_dict=model_state, head_state=head_state)
+        shutil.copyfile(step / "rollouts.jsonl", step / "trajectories.jsonl")
+        write_json_atomic(step / "world.json", {"world": world})
+        write_json_atomic(step / "metrics.json", row)
+        (step / "DONE").write_text("")
+        finished = sorted(p.parent for p in d.glob("step-*/DONE"))
+        for old in finished[:-2]:  # as run_rpr: keep the newest two steps' weights
+            for part in old.iterdir():
+                if part.name in ("actor", "critic") or part.name.startswith("optim"):
+                    shutil.rmtree(part, ignore_errors=True) if part.is_dir() else part.unlink()
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("sft", help="masked SFT of the actor on DIR/rsr-N/dataset.jsonl, sharded")
+    s.add_argument("--run", required=True)
+    s.add_argument("--cycle", type=int, required=True)
+    p = sub.add_parser("ppo", help="one PPO (or critic-only) update on DIR/STAGE/step-K/rollouts.jsonl, sharded")
+    p.add_argument("--run", required=True)
+    p.add_argument("--stage", required=True, help="rpr-1, rpr-2, ...")
+    p.add_argument("--step", type=int, required=True)
+    a = ap.parse_args(argv)
+    rank, world = D.init()
+    try:
+        if a.cmd == "sft":
+            sft(Path(a.run), a.cycle, rank, world)
+        else:
+            ppo(Path(a.run), a.stage, a.step, rank, world)
+    finally:
+        D.finish(world)
+
+
+if __name__ == "__main__":
+    main()
