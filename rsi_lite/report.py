@@ -156,9 +156,12 @@ def markdown(rep: dict) -> str:
     out = [f"# rsi-lite run: {rep['run']} (profile `{rep['profile']}`)", "", "## Stage table", "", stage_table(rep), ""]
     g = rep["gains"]
     if g:
-        out += ["## Cycle gains (mean of four, points)", "",
-                f"- cycle one (Base -> RPR-1): {100 * g['cycle_one']:+.2f} (paper +23.82)" if "cycle_one" in g else "",
-                f"- cycle two (RPR-1 -> RPR-2): {100 * g['cycle_two']:+.2f} (paper +6.08)" if "cycle_two" in g else "", ""]
+        out += ["## Cycle gains (mean of four, points)", ""]
+        if "cycle_one" in g:
+            out.append(f"- cycle one (Base -> RPR-1): {100 * g['cycle_one']:+.2f} (paper +23.82)")
+        if "cycle_two" in g:
+            out.append(f"- cycle two (RPR-1 -> RPR-2): {100 * g['cycle_two']:+.2f} (paper +6.08)")
+        out.append("")
     for seed, sel in rep["selection"].items():
         if sel:
             out += [f"## Checkpoint selection on val (seed {seed})", ""]
@@ -174,7 +177,7 @@ def markdown(rep: dict) -> str:
     cost = rep["cost"]
     flat = {f"seed {s}: {k}": v for s, c in cost.items() for k, v in c.items()} if len(rep["seeds"]) > 1 else cost
     if flat:
-        out += ["## Cost per stage", "", "| stage | episodes | generated tokens | sandbox s | wall s | peak RSS MB |",
+        out += ["## Cost per stage", "", "| stage | episodes | generated tokens | sandbox s | wall s | peak RSS of the process, MB |",
                 "|---|---:|---:|---:|---:|---:|"]
         for name, c in flat.items():
             out.append(f"| {name} | {c['episodes']} | {c['generated_tokens']} | {c['sandbox_s']} | "
