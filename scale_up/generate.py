@@ -1,7 +1,7 @@
 """Generation entry points: the rollout side of each stage, one process per node (vLLM on GPUs).
 
-    python -m scale_up.generate rsr  --run DIR --cycle 1 [--vllm --tp 8]       # discovery ... dataset.jsonl
-    python -m scale_up.generate rpr  --run DIR --stage rpr-1 --step 7 [--vllm]  # step 7's rollouts
+    python -m scale_up.generate rsr  --dir DIR --cycle 1 [--vllm --tp 8]       # discovery ... dataset.jsonl
+    python -m scale_up.generate rpr  --dir DIR --stage rpr-1 --step 7 [--vllm]  # step 7's rollouts
     python -m scale_up.generate eval --out DIR/eval-rsr-1 --checkpoint C [--vllm]   # reads eval_config.json there
 
 Each is the laptop's own stage code with a different policy object: `rsi_lite.rsr.stage.run_rsr`
@@ -107,10 +107,10 @@ def main(argv=None) -> None:
     ap.add_argument("--tp", type=int, default=8, help="vLLM tensor parallelism (GPUs of this node)")
     sub = ap.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("rsr", help="discovery -> runbooks -> review -> re-solves -> dataset.jsonl")
-    s.add_argument("--run", required=True)
+    s.add_argument("--dir", required=True, help="the run directory")
     s.add_argument("--cycle", type=int, required=True)
     r = sub.add_parser("rpr", help="step K's rollouts -> DIR/STAGE/step-K/rollouts.jsonl")
-    r.add_argument("--run", required=True)
+    r.add_argument("--dir", required=True, help="the run directory")
     r.add_argument("--stage", required=True)
     r.add_argument("--step", type=int, required=True)
     r.add_argument("--workers", type=int, help="sandboxes at once on this node")
@@ -120,9 +120,9 @@ def main(argv=None) -> None:
     e.add_argument("--model", default="smollm2-135m")
     a = ap.parse_args(argv)
     if a.cmd == "rsr":
-        rsr(Path(a.run), a.cycle, a.vllm, a.tp)
+        rsr(Path(a.dir), a.cycle, a.vllm, a.tp)
     elif a.cmd == "rpr":
-        rpr(Path(a.run), a.stage, a.step, a.vllm, a.tp, a.workers)
+        rpr(Path(a.dir), a.stage, a.step, a.vllm, a.tp, a.workers)
     else:
         evaluate(Path(a.out), a.checkpoint, a.model, a.vllm, a.tp)
 

@@ -128,8 +128,8 @@ class DistributedStages:
         if not (d / "DONE").is_file():
             d.mkdir(parents=True, exist_ok=True)
             config_file(d, cfg, RSRConfig)
-            self.l.generate(["rsr", "--run", str(run), "--cycle", str(cycle)])
-            self.l.train(["sft", "--run", str(run), "--cycle", str(cycle)])
+            self.l.generate(["rsr", "--dir", str(run), "--cycle", str(cycle)])
+            self.l.train(["sft", "--dir", str(run), "--cycle", str(cycle)])
         return run_rsr(run, cycle)  # every step's file exists now: the funnel and DONE, no model loaded
 
     def rpr(self, run: Path, cycle: int, cfg: RPRConfig, name: str, progress: bool):
@@ -143,9 +143,9 @@ class DistributedStages:
                     continue
                 if not (step / "rollouts.jsonl").is_file():
                     shards = min(self.l.nodes, cfg.batch_tasks)
-                    self.l.generate(["rpr", "--run", str(run), "--stage", name, "--step", str(k)], shards=shards)
+                    self.l.generate(["rpr", "--dir", str(run), "--stage", name, "--step", str(k)], shards=shards)
                     merge_shards(step, shards)
-                self.l.train(["ppo", "--run", str(run), "--stage", name, "--step", str(k)])
+                self.l.train(["ppo", "--dir", str(run), "--stage", name, "--step", str(k)])
         return run_rpr(run, cycle, name=name)  # assembles the finished steps; no model loaded
 
     def eval(self, d: Path, checkpoint: str, cfg: EvalConfig, model: str, progress: bool):

@@ -1,7 +1,7 @@
 """Sharded training entry points: the RSR stage's SFT and one RPR step's PPO update, under torchrun.
 
-    torchrun --nproc_per_node=8 --nnodes=4 ... -m scale_up.train sft --run DIR --cycle 1
-    torchrun ... -m scale_up.train ppo --run DIR --stage rpr-1 --step 7
+    torchrun --nproc_per_node=8 --nnodes=4 ... -m scale_up.train sft --dir DIR --cycle 1
+    torchrun ... -m scale_up.train ppo --dir DIR --stage rpr-1 --step 7
 
 They read and write the same stage files as the laptop (`rsi_lite.rsr.stage`, `rsi_lite.rpr`):
 `sft` trains on DIR/rsr-N/dataset.jsonl (written by `scale_up.generate rsr`) and writes
@@ -42,11 +42,12 @@ def sft(run: Path, cycle: int, rank: int, world: int) -> None:
             print(f"{d}/checkpoint exists: nothing to train")
         return
     if not (d / "dataset.jsonl").is_file():
-        raise FileNotFoundError(f"{d}/dataset.jsonl: missing; run `python -m scale_up.generate rsr --run {run} "
+        raise FileNotFoundError(f"{d}/dataset.jsonl: missing; run `python -m scale_up.generate rsr --dir {run} "
                                 f"--cycle {cycle}` first")
     cfg = RSRConfig.from_dict(json.loads((d / "config.json").read_text()))
     examples = [Example.from_dict(r) for r in read_jsonl(d / "dataset.jsonl")]
     kept = [e for e in examples if len(e.input_ids) <= cfg.sft.max_len and sum(e.loss_mask)]
+    # fewer examples than ranks: every rank trains on none (as the laptop does with an empty dataset)
     policy = load_actor(cfg.init, model=cfg.model)
     if world > 1:
         D.shard(policy, world)
@@ -80,7 +81,7 @@ def ppo(run: Path, stage: str, k: int, rank: int, world: int) -> None:
     if (step / "DONE").is_file():
         return
     if not (step / "rollouts.jsonl").is_file():
-        raise FileNotFoundError(f"{step}/rollouts.jsonl: missing; run `python -m scale_up.generate rpr --run {run} "
+        raise FileNotFoundError(f"{step}/rollouts.jsonl: missing; run `python -m scale_up.generate rpr --dir {run} "
                                 f"--stage {stage} --step {k}` first")
     if prev is not None and not (prev / "DONE").is_file():
         raise FileNotFoundError(f"{prev}/DONE: missing; steps run in order")
@@ -97,6 +98,9 @@ def ppo(run: Path, stage: str, k: int, rank: int, world: int) -> None:
             o.load_state_dict(saved[name])
     phase = schedule(cfg)[k][0]
     trajs = read_trajectories(step / "rollouts.jsonl")
+    if len(trajs) < world:
+        raise ValueError(f"{step}/rollouts.jsonl: {len(trajs)} episodes cannot be shared by {world} ranks "
+                         "(batch_tasks and warmup_tasks must be at least the number of GPUs)")
     t0 = time.monotonic()
     row = update(policy, D.equal_share(trajs, rank, world), cfg, optims, train_actor=phase == "joint",
                  epochs=cfg.warmup_epochs if phase == "warmup" else None)
@@ -128,19 +132,19 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("sft", help="masked SFT of the actor on DIR/rsr-N/dataset.jsonl, sharded")
-    s.add_argument("--run", required=True)
+    s.add_argument("--dir", required=True, help="the run directory")
     s.add_argument("--cycle", type=int, required=True)
     p = sub.add_parser("ppo", help="one PPO (or critic-only) update on DIR/STAGE/step-K/rollouts.jsonl, sharded")
-    p.add_argument("--run", required=True)
+    p.add_argument("--dir", required=True, help="the run directory")
     p.add_argument("--stage", required=True, help="rpr-1, rpr-2, ...")
     p.add_argument("--step", type=int, required=True)
     a = ap.parse_args(argv)
     rank, world = D.init()
     try:
         if a.cmd == "sft":
-            sft(Path(a.run), a.cycle, rank, world)
+            sft(Path(a.dir), a.cycle, rank, world)
         else:
-            ppo(Path(a.run), a.stage, a.step, rank, world)
+            ppo(Path(a.dir), a.stage, a.step, rank, world)
     finally:
         D.finish(world)
 

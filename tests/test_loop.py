@@ -204,4 +204,4 @@ def test_killed_mid_stage_and_resumed(tmp_path, bwrap_ok):
     assert "resumed" in cost["RSR-1"].get("note", "") and cost["RPR-2"]["generated_tokens"] > 0
     rep = write_report(out)
     assert [s["stage"] for s in rep["stages"]] == ["Base", "RSR-1", "RPR-1", "RSR-2", "RPR-2"]
-    assert set(rep["selection"]["0"]) == {"RSR-1", "RPR-1", "RSR-2", "RPR-2"}
+    assert set(rep["selection"][0]) == {"RSR-1", "RPR-1", "RSR-2", "RPR-2"}

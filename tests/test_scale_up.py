@@ -49,8 +49,8 @@ def _pool(tmp_path):
 
     from .conftest import REPO
 
-    pool = tmp_path / "pool"
-    for name in ("core-000-file_ops-easy", "core-005-text_processing-easy"):
+    pool = tmp_path / "pool"  # copy tasks: the bundled model solves some under the exemplar harness
+    for name in ("core-000-file_ops-easy", "core-001-file_ops-easy", "core-002-file_ops-easy", "core-003-file_ops-easy"):
         shutil.copytree(REPO / "tasks_mini" / "core" / name, pool / name)
     return pool
 
@@ -75,7 +75,8 @@ def test_distributed_stages_run_rsr_and_rpr_sharded_on_two_cpu_processes(tmp_pat
     rsr.rollout.temperature, rsr.rollout.max_turns = 0.0, 2
     funnel = stages.rsr(run, 1, rsr, False)
     d = run / "rsr-1"
-    assert funnel["examples"] >= 1 and (d / "checkpoint" / "adapter_config.json").is_file() and (d / "DONE").is_file()
+    assert funnel["examples"] >= 2, funnel  # at least one per rank
+    assert (d / "checkpoint" / "adapter_config.json").is_file() and (d / "DONE").is_file()
     sft = json.loads((d / "sft.json").read_text())
     assert sft["world"] == 2 and sft["steps"] >= 1 and sft["first_loss"] > 0
 

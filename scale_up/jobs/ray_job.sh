@@ -10,7 +10,7 @@
 # model must be on storage every node sees; the working directory is shipped by Ray.
 set -euo pipefail
 
-: "${RAY_ADDRESS:?set RAY_ADDRESS to the cluster's dashboard address, e.g. http://head:8265}"
+: "${RAY_ADDRESS:?set RAY_ADDRESS to the address of the cluster dashboard, e.g. http://head:8265}"
 : "${RUN:?set RUN to a run directory on shared storage}"
 : "${MODEL:?set MODEL to a local Hugging Face model directory}"
 CONFIG=${CONFIG:-scale_up/configs/qwen27b_32xh100.json}
