@@ -131,8 +131,8 @@ def stage_table(rep: dict) -> str:
     rows = rep["stages"] + list(rep["controls"].values())
     k = sorted({r["suites"][s]["k"] for r in rows for s in r["suites"]}) or ["?"]
     n = {s: next((r["suites"][s]["n_tasks"] for r in rows if s in r["suites"]), "?") for s in TABLE_SUITES}
-    head = (f"| stage | " + " | ".join(f"{s} ({n[s]})" for s in TABLE_SUITES)
-            + f" | mean of four | swr | lhtb process | lhtb strict | val |\n|---|" + "---:|" * 9)
+    head = ("| stage | " + " | ".join(f"{s} ({n[s]})" for s in TABLE_SUITES)
+            + " | mean of four | swr | lhtb process | lhtb strict | val |\n|---|" + "---:|" * 9)
     lines = [f"Success %, Mean@{'/'.join(map(str, k))} (k={'/'.join(map(str, k))}); tasks per suite in brackets"
              + (f"; mean ± sd over seeds {rep['seeds']}" if len(rep["seeds"]) > 1 else "") + ".", "", head]
     for r in rows:

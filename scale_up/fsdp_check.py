@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import tempfile
 import zlib
 from pathlib import Path
 
 import torch
-import torch.distributed as dist
+
+from .dist import finish, init, mean_over_ranks, shard
 
 
 class _Tok:
@@ -70,27 +70,6 @@ def data(n: int = 4, length: int = 24, seed: int = 1):
     return examples, trajs
 
 
-def shard(policy, world: int) -> None:
-    """FSDP2: each decoder layer, then the whole model and the value head, sharded over a 1-D mesh."""
-    from torch.distributed.device_mesh import init_device_mesh
-    from torch.distributed.fsdp import fully_shard
-
-    device = "cuda" if torch.cuda.is_available() else "cpu"
-    mesh = init_device_mesh(device, (world,))
-    for layer in policy.model.base_model.model.model.layers:
-        fully_shard(layer, mesh=mesh)
-    fully_shard(policy.model, mesh=mesh)
-    fully_shard(policy.value_head, mesh=mesh)
-
-
-def _mean_over_ranks(x: float, world: int) -> float:
-    if world == 1:
-        return x
-    t = torch.tensor([x], dtype=torch.float64)
-    dist.all_reduce(t)
-    return float(t.item() / world)
-
-
 def run(rank: int, world: int) -> dict:
     from rsi_lite.ppo import PPOConfig
     from rsi_lite.rpr import RPRConfig, make_optimizers, update
@@ -107,7 +86,7 @@ def run(rank: int, world: int) -> dict:
         log = Path(tmp) / "sft.jsonl"
         train_sft(pol, examples[mine], SFTConfig(epochs=3, lr=5e-3, batch_size=share, warmup_steps=1, seed=0),
                   metrics_path=log)
-        sft = [_mean_over_ranks(json.loads(x)["losses/sft"], world) for x in log.read_text().splitlines()]
+        sft = [mean_over_ranks(json.loads(x)["losses/sft"], world) for x in log.read_text().splitlines()]
 
     pol = tiny_policy()
     if world > 1:
@@ -117,7 +96,7 @@ def run(rank: int, world: int) -> dict:
     ppo = []
     for _ in range(2):
         row = update(pol, trajs[mine], cfg, optims, train_actor=True)
-        ppo.append({k: _mean_over_ranks(row[k], world) for k in ("losses/policy", "losses/value")})
+        ppo.append({k: mean_over_ranks(row[k], world) for k in ("losses/policy", "losses/value")})
     return {"world": world, "sft": sft, "ppo": ppo}
 
 
@@ -125,15 +104,11 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", required=True)
     a = ap.parse_args(argv)
-    world = int(os.environ.get("WORLD_SIZE", "1"))
-    rank = int(os.environ.get("RANK", "0"))
-    if world > 1:
-        dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
+    rank, world = init()
     try:
         result = run(rank, world)
     finally:
-        if world > 1:
-            dist.destroy_process_group()
+        finish(world)
     if rank == 0:
         Path(a.out).write_text(json.dumps(result, indent=1) + "\n")
 

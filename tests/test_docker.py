@@ -15,7 +15,7 @@ import os
 import pytest
 
 from rsi_lite.sandbox import SandboxLimits, docker_available, make_sandbox
-from rsi_lite.tasks import find_tasks, load_task
+from rsi_lite.tasks import load_task
 from rsi_lite.tasks.check import check_task
 from rsi_lite.verify import verify_sandbox
 
