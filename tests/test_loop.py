@@ -183,7 +183,7 @@ def test_killed_mid_stage_and_resumed(tmp_path, bwrap_ok):
     proc = subprocess.Popen([sys.executable, "-c", SCRIPT, str(out)], env=env, start_new_session=True,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     marker = out / "rsr-1" / "discovery.jsonl"
-    deadline = time.monotonic() + 600
+    deadline = time.monotonic() + 900
     while not marker.is_file() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.5)
     assert marker.is_file(), proc.stdout.read().decode()[-3000:] if proc.poll() is not None else "timed out"
@@ -199,7 +199,7 @@ def test_killed_mid_stage_and_resumed(tmp_path, bwrap_ok):
             json.loads(f.read_text())
 
     done = subprocess.run([sys.executable, "-c", SCRIPT, str(out), "resume"], env=env, capture_output=True,
-                          text=True, timeout=900)
+                          text=True, timeout=1800)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert {p: p.stat().st_mtime_ns for p in stamps} == stamps  # finished work was not redone
     for stage in ("rsr-1", "rpr-1", "rsr-2", "rpr-2", "eval-rpr-2"):
