@@ -233,6 +233,17 @@ def _finished_steps(d: Path) -> list[Path]:
     return sorted(p.parent for p in d.glob("step-*/DONE"))
 
 
+def prune_old_steps(d: Path, keep: int = 2) -> None:
+    """Drop the weights and optimizer states (optim.pt, or a sharded run's optim-rank*.pt) of all but the newest
+    `keep` finished steps: a kill before the next DONE resumes from the newest; one spare."""
+    import shutil
+
+    for old in _finished_steps(d)[:-keep]:
+        for part in old.iterdir():
+            if part.name in ("actor", "critic") or part.name.startswith("optim"):
+                shutil.rmtree(part, ignore_errors=True) if part.is_dir() else part.unlink(missing_ok=True)
+
+
 def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bool = False,
             name: str | None = None) -> dict:
     """Run (or resume) the stage in DIR/rpr-N (or DIR/NAME); return a summary."""
@@ -288,10 +299,7 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
         (step / "trajectories.jsonl").write_text("".join(t.to_json() + "\n" for t in trajs))
         write_json_atomic(step / "metrics.json", row)
         (step / "DONE").write_text("")
-        for old in _finished_steps(d)[:-2]:  # a kill before the next DONE resumes from the newest; one spare
-            for part in ("actor", "critic", "optim.pt"):
-                p = old / part
-                shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
+        prune_old_steps(d)
     steps = _finished_steps(d)
     metrics = [json.loads((s / "metrics.json").read_text()) for s in steps]
     write_jsonl_atomic(d / "metrics.jsonl", metrics)

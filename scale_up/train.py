@@ -34,7 +34,7 @@ from . import dist as D
 def sft(run: Path, cycle: int, rank: int, world: int) -> None:
     from rsi_lite.rsr.clean import Example
     from rsi_lite.rsr.sft import save_actor, train_sft
-    from rsi_lite.rsr.stage import RSRConfig, load_actor, read_jsonl, stage_dir, write_json_atomic
+    from rsi_lite.rsr.stage import RSRConfig, load_actor, read_jsonl, stage_dir, write_json_atomic, write_jsonl_atomic
 
     d = stage_dir(run, cycle)
     if (d / "checkpoint" / "adapter_config.json").is_file():
@@ -59,7 +59,7 @@ def sft(run: Path, cycle: int, rank: int, world: int) -> None:
     if rank == 0:
         for r, loss in zip(rows, losses):
             r["losses/sft"] = round(loss, 5)
-        (d / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+        write_jsonl_atomic(d / "metrics.jsonl", rows)
         summary.update({"examples": len(kept), "left_out_too_long": len(examples) - len(kept), "world": world,
                         "left_out_for_equal_shares": len(kept) % world,
                         "first_loss": losses[0] if losses else None, "last_loss": losses[-1] if losses else None})
@@ -71,7 +71,7 @@ def sft(run: Path, cycle: int, rank: int, world: int) -> None:
 def ppo(run: Path, stage: str, k: int, rank: int, world: int) -> None:
     from rsi_lite.policy.critic import save_critic
     from rsi_lite.rollout import read_trajectories
-    from rsi_lite.rpr import RPRConfig, load_actor_critic, make_optimizers, schedule, update
+    from rsi_lite.rpr import RPRConfig, load_actor_critic, make_optimizers, prune_old_steps, schedule, update
     from rsi_lite.rsr.sft import save_actor
     from rsi_lite.rsr.stage import write_json_atomic
 
@@ -121,11 +121,7 @@ def ppo(run: Path, stage: str, k: int, rank: int, world: int) -> None:
         write_json_atomic(step / "world.json", {"world": world})
         write_json_atomic(step / "metrics.json", row)
         (step / "DONE").write_text("")
-        finished = sorted(p.parent for p in d.glob("step-*/DONE"))
-        for old in finished[:-2]:  # as run_rpr: keep the newest two steps' weights
-            for part in old.iterdir():
-                if part.name in ("actor", "critic") or part.name.startswith("optim"):
-                    shutil.rmtree(part, ignore_errors=True) if part.is_dir() else part.unlink()
+        prune_old_steps(d)
 
 
 def main(argv=None) -> None:
