@@ -15,7 +15,7 @@ writing its own directory, so the loop only decides three things:
 Files in DIR (a run with several seeds has one such directory per seed, DIR/seed-S/,
 sharing DIR/eval-base/ since Base does not depend on the training seed):
 
-    run.json            the profile (every stage's config), controls and seeds, fixed at the first start
+    run.json            the profile (every stage's config) and seeds, fixed at the first start, and the controls
     pool/               the training pool, shared by both cycles
     rsr-N/ rpr-N/       the stages' own files;  control-direct-ppo/, rpr-2-critic-reset/, rpr-2-fdr/
     eval-<stage>/       results.json, trajectories.jsonl, results.html, DONE
@@ -25,7 +25,9 @@ sharing DIR/eval-base/ since Base does not depend on the training seed):
     DONE
 
 Resuming (`--resume`) skips every finished stage (its DONE exists) and continues inside the
-unfinished one; every file is written to a temp name and renamed, DONE last.
+unfinished one; every file is written to a temp name and renamed, DONE last. A control named
+with `--resume` is added to the run: `rsi-lite run --out DIR --resume --control direct-ppo` on
+a finished run runs that branch (and its evaluation) and nothing else.
 """
 
 from __future__ import annotations
@@ -359,7 +361,13 @@ def start(out: Path, name: str, *, resume: bool = False, controls=(), seeds=(0,)
         if not resume:
             raise FileExistsError(f"{run_json}: a run is already here; add --resume to continue it, or use a new --out")
         saved = json.loads(run_json.read_text())
-        p, controls, seeds = Profile.from_dict(saved["profile"]), tuple(saved["controls"]), tuple(saved["seeds"])
+        p, seeds = Profile.from_dict(saved["profile"]), tuple(saved["seeds"])
+        # a control named now is added to the run (it is an extra branch: the main one is not redone)
+        added = [c for c in controls if c not in saved["controls"]]
+        controls = tuple(saved["controls"]) + tuple(added)
+        if added:
+            log(f"adding control(s) {', '.join(added)} to {out}")
+            write_json_atomic(run_json, {**saved, "controls": list(controls)})
     else:
         if out.is_dir() and any(out.iterdir()):
             raise FileExistsError(f"{out}: not empty and not a run (no run.json); use a new --out")

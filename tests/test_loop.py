@@ -116,6 +116,19 @@ def test_controls_start_where_their_counterparts_start(tmp_path, fake_stages):
     assert "Direct PPO" in stage_table(rep)
 
 
+
+def test_a_control_named_on_resume_runs_only_that_branch(tmp_path, fake_stages):
+    calls, _ = fake_stages
+    start(tmp_path / "r", "tiny", log=lambda *_: None)
+    main_calls = len(calls)
+    start(tmp_path / "r", "tiny", resume=True, controls=("critic-reset",), log=lambda *_: None)
+    assert [(c[0], c[1]) for c in calls[main_calls:]] == [("rpr", "rpr-2-critic-reset"),
+                                                          ("eval", "eval-rpr-2-critic-reset")]
+    assert json.loads((tmp_path / "r" / "run.json").read_text())["controls"] == ["critic-reset"]
+    start(tmp_path / "r", "tiny", resume=True, log=lambda *_: None)  # resuming without the flag keeps it
+    assert len(calls) == main_calls + 2
+    assert list(build(tmp_path / "r")["controls"]) == ["RPR-2, critic reset"]
+
 def test_seeds_share_base_and_the_report_gives_the_spread(tmp_path, fake_stages):
     calls, _ = fake_stages
     start(tmp_path / "r", "tiny", seeds=(0, 1), log=lambda *_: None)
