@@ -24,7 +24,7 @@ demo: $(STAMP)
 	HF_HUB_OFFLINE=1 $(BIN)/rsi-lite run --profile tiny --out runs/tiny --resume
 
 test: $(STAMP)
-	HF_HUB_OFFLINE=1 RSI_LITE_BUDGET=small $(BIN)/python -m pytest -q tests notebooks --nbmake --nbmake-timeout=900
+	HF_HUB_OFFLINE=1 RSI_LITE_BUDGET=small $(BIN)/python -m pytest -q tests notebooks --nbmake --nbmake-timeout=900 --durations=25
 
 # The Docker backend's base image (root, debootstrap and a running dockerd needed).
 base-image: $(STAMP)
