@@ -193,6 +193,22 @@ def load_actor_critic(init: str, critic: str | None, model: str = "smollm2-135m"
     return add_critic(policy, path=critic or None)
 
 
+def init_value_bias(policy, trajs: list[Trajectory], reward: str) -> float | None:
+    """A fresh critic (no saved one loaded) starts its value head's bias at the first batch's mean reward,
+    so that its values begin at the right level instead of at 0; return that mean, or None for a critic
+    that was loaded (inherited or resumed), which is left as it is. Call it with the whole batch, before
+    any sharding, so that every rank sets the same bias."""
+    import torch
+
+    if not getattr(policy, "critic_fresh", False):
+        return None
+    mean = sum(t.rewards[reward] for t in trajs) / len(trajs)
+    with torch.no_grad():
+        policy.value_head.bias.fill_(mean)
+    policy.critic_fresh = False
+    return mean
+
+
 def make_optimizers(policy, cfg: RPRConfig) -> dict:
     import torch
 
@@ -285,8 +301,11 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
         trajs = run_episodes(policy, [(t, k) for t in batch], step_rollout(cfg, k), policy_name=f"rpr-{cycle}:{k}",
                              reward_divisors=divisors, progress=progress)
         t1 = time.monotonic()
+        bias = init_value_bias(policy, trajs, cfg.reward)
         row = update(policy, trajs, cfg, optims, train_actor=phase == "joint",
                      epochs=cfg.warmup_epochs if phase == "warmup" else None)
+        if bias is not None:
+            row["critic/bias_init"] = bias
         row.update({"step": k, "phase": phase, "rollout_s": round(t1 - t0, 1),
                     "update_s": round(time.monotonic() - t1, 1)})
         # a step is finished once its DONE exists; a killed step is redone from the previous step's weights

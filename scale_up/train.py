@@ -71,7 +71,8 @@ def sft(run: Path, cycle: int, rank: int, world: int) -> None:
 def ppo(run: Path, stage: str, k: int, rank: int, world: int) -> None:
     from rsi_lite.policy.critic import save_critic
     from rsi_lite.rollout import read_trajectories
-    from rsi_lite.rpr import RPRConfig, load_actor_critic, make_optimizers, prune_old_steps, schedule, update
+    from rsi_lite.rpr import (RPRConfig, init_value_bias, load_actor_critic, make_optimizers, prune_old_steps,
+                              schedule, update)
     from rsi_lite.rsr.sft import save_actor
     from rsi_lite.rsr.stage import write_json_atomic
 
@@ -89,6 +90,8 @@ def ppo(run: Path, stage: str, k: int, rank: int, world: int) -> None:
         raise ValueError(f"{prev}/world.json: the optimizer shards were written by another world size")
     policy = load_actor_critic(str(prev / "actor") if prev else cfg.init,
                                str(prev / "critic") if prev else cfg.critic_from, cfg.model)
+    trajs = read_trajectories(step / "rollouts.jsonl")
+    bias = init_value_bias(policy, trajs, cfg.reward)  # the whole batch, before sharding: the same on every rank
     if world > 1:
         D.shard(policy, world)
     optims = make_optimizers(policy, cfg)
@@ -97,7 +100,6 @@ def ppo(run: Path, stage: str, k: int, rank: int, world: int) -> None:
         for name, o in optims.items():
             o.load_state_dict(saved[name])
     phase = schedule(cfg)[k][0]
-    trajs = read_trajectories(step / "rollouts.jsonl")
     if len(trajs) < world:
         raise ValueError(f"{step}/rollouts.jsonl: {len(trajs)} episodes cannot be shared by {world} ranks "
                          "(batch_tasks and warmup_tasks must be at least the number of GPUs)")
@@ -110,6 +112,8 @@ def ppo(run: Path, stage: str, k: int, rank: int, world: int) -> None:
                 "update_s": round(time.monotonic() - t0, 1), "world": world,
                 "success/mean": sum(t.verifier["strict"] for t in trajs) / len(trajs),
                 "reward/mean": sum(t.rewards[cfg.reward] for t in trajs) / len(trajs)})
+    if bias is not None:
+        row["critic/bias_init"] = bias
     model_state, head_state = D.full_state(policy.model, world), D.full_state(policy.value_head, world)
     torch.save({name: o.state_dict() for name, o in optims.items()}, step / f"optim-rank{rank}.pt")
     if world > 1:

@@ -11,7 +11,7 @@ import torch
 from rsi_lite.policy.critic import add_critic, save_critic, token_logprobs, values
 from rsi_lite.policy.model import Policy, PolicyConfig, prepare_model
 from rsi_lite.rollout import Trajectory
-from rsi_lite.rpr import RPRConfig, make_optimizers, run_rpr, schedule, update
+from rsi_lite.rpr import RPRConfig, batch_tensors, init_value_bias, make_optimizers, run_rpr, schedule, update
 
 from .conftest import TASKS
 
@@ -120,6 +120,27 @@ def test_critic_saves_and_loads_on_its_own(tok, tmp_path):
         assert torch.allclose(values(other, ids, att), v1, atol=1e-5)
         assert torch.allclose(token_logprobs(other, ids, att), lp1, atol=1e-5)
 
+
+
+def test_a_fresh_critic_starts_near_constant_at_the_batch_mean_and_a_loaded_one_is_kept(tok, tmp_path):
+    pol = tiny_actor_critic(tok)
+    trajs = fake_trajectories(8)
+    ids, att, mask, _, _ = batch_tensors(trajs, "spr", 0)
+    with torch.no_grad():
+        v = values(pol, ids, att)[mask.bool()]
+    assert v.std() < 0.01 and v.abs().max() < 0.05  # not the default head's token-to-token noise
+    mean = sum(t.rewards["spr"] for t in trajs) / len(trajs)
+    assert init_value_bias(pol, trajs, "spr") == pytest.approx(mean)
+    with torch.no_grad():
+        assert (values(pol, ids, att)[mask.bool()] - mean).abs().max() < 0.05
+    assert init_value_bias(pol, trajs, "spr") is None  # once only
+    save_critic(pol, tmp_path / "critic")
+    other = tiny_actor_critic(tok)
+    other.model.delete_adapter("critic")
+    other.adapters.remove("critic")
+    add_critic(other, path=tmp_path / "critic")  # inherited: its head is the saved one, left as it is
+    assert init_value_bias(other, fake_trajectories(4, seed=1), "spr") is None
+    assert float(other.value_head.bias) == pytest.approx(mean)
 
 def test_schedule_is_warmup_then_calibration_then_joint():
     s = schedule(RPRConfig(warmup_tasks=5, batch_tasks=2, calibration_steps=4, steps=2))

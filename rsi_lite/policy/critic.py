@@ -15,6 +15,7 @@ which adapter the layers apply, and leaves gradients to the caller.
 from __future__ import annotations
 
 import json
+import math
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -61,9 +62,17 @@ def add_critic(policy, *, r: int | None = None, alpha: int | None = None, seed: 
     head = torch.nn.Linear(meta["hidden_size"], 1)
     if path is not None:
         head.load_state_dict(torch.load(path / "value_head.pt", weights_only=True))
-    # a fresh head keeps torch's default (seeded) initialisation: a zero head would also zero the gradient
-    # reaching the critic's LoRA weights on the first step
+    else:
+        # Near-constant values to start with. torch's default init gives values that vary by about 1 from
+        # token to token (last hidden states have norm ~50 in the 135M model), while the returns of a batch
+        # of mostly failed episodes vary by a few hundredths: explained variance then starts in the
+        # hundreds below zero (measured: -569) and says nothing about learning. A small random head (not a
+        # zero one, which would zero the first step's gradient into the critic's LoRA weights) starts near
+        # 0; the bias is set to the first batch's mean reward by `rpr.init_value_bias`.
+        torch.nn.init.normal_(head.weight, std=0.01 / math.sqrt(meta["hidden_size"]))
+        torch.nn.init.zeros_(head.bias)
     policy.value_head = head.to(next(policy.model.parameters()).device)
+    policy.critic_fresh = path is None
     policy.adapters.append(CRITIC)
     # peft's add/load_adapter may have re-activated an adapter; the actor stays the one generating
     policy.model.base_model.set_adapter(ACTOR)
