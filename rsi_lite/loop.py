@@ -356,7 +356,7 @@ class Loop:
 def start(out: Path, name: str, *, resume: bool = False, controls=(), seeds=(0,), progress=False, log=print,
           p: Profile | None = None, stages=None) -> dict:
     """Start (or, with `resume`, continue) a run in `out`; return what each seed retained."""
-    out = Path(out)
+    out = Path(out).absolute()  # the stages' configs name their inputs by path: the same from any directory
     bad = [c for c in controls if c not in CONTROLS]
     if bad:
         raise ValueError(f"controls {bad}: expected some of {list(CONTROLS)}")

@@ -16,7 +16,7 @@ from rsi_lite.rsr.leakage import find_leaks
 from rsi_lite.rsr.review import review
 from rsi_lite.rsr.runbook import extractive_runbook, parse_runbook, render, validate
 from rsi_lite.rsr.sft import SFTConfig, masked_nll, train_sft
-from rsi_lite.rsr.stage import RSRConfig, accept, run_rsr, select_sources
+from rsi_lite.rsr.stage import RSRConfig, accept, config_file, run_rsr, select_sources
 from rsi_lite.tasks import find_tasks, load_task
 
 from .conftest import TASKS
@@ -264,3 +264,15 @@ def test_pool_difficulty_and_family_filters(tmp_path):
     assert [t.name for t in pool_tasks(tmp_path, cfg)] == ["core-000-file_ops-easy"]
     cfg.pool_difficulty = []
     assert len(pool_tasks(tmp_path, cfg)) == 2
+
+
+def test_a_stage_config_names_paths_by_the_files_not_the_spelling(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    d = tmp_path / "run" / "rsr-1"
+    d.mkdir(parents=True)
+    config_file(d, RSRConfig(init="run/rpr-1/actor", pool="run/pool"), RSRConfig)  # started with relative paths
+    again = config_file(d, RSRConfig(init=str(tmp_path / "run/rpr-1/actor"), pool=str(tmp_path / "run/pool")),
+                        RSRConfig)  # resumed with absolute ones: the same stage
+    assert again.init == "run/rpr-1/actor"
+    with pytest.raises(ValueError, match=r"rsr-1/config.json.*\(init differ\)"):
+        config_file(d, RSRConfig(init="run/rsr-1/checkpoint", pool="run/pool"), RSRConfig)

@@ -393,13 +393,25 @@ def run_discovery_ablation(run: Path, cycle: int, *, progress: bool = False) -> 
     return summary
 
 
+PATH_FIELDS = ("init", "critic_from", "pool", "model")
+"""Config fields that may hold a path: compared as the files they name, not as strings."""
+
+
+def _same_files(d: dict) -> dict:
+    return {k: os.path.realpath(v) if k in PATH_FIELDS and isinstance(v, str) and "/" in v else v
+            for k, v in d.items()}
+
+
 def config_file(d: Path, cfg, cls):
-    """A stage's config: the one on disk when resuming (a changed config would mix two stages' files)."""
+    """A stage's config: the one on disk when resuming (a changed config would mix two stages' files).
+    Paths are compared as the files they name, so `runs/x` and `/home/me/runs/x` are the same run."""
     path = d / "config.json"
     if path.is_file():
         on_disk = cls.from_dict(json.loads(path.read_text()))
-        if cfg is not None and cfg.to_dict() != on_disk.to_dict():
-            raise ValueError(f"{path}: the stage was started with another config; use a new run directory")
+        if cfg is not None and _same_files(cfg.to_dict()) != _same_files(on_disk.to_dict()):
+            diff = sorted(k for k, v in _same_files(cfg.to_dict()).items() if _same_files(on_disk.to_dict()).get(k) != v)
+            raise ValueError(f"{path}: the stage was started with another config ({', '.join(diff)} differ); "
+                             "use a new run directory")
         return on_disk
     cfg = cfg or cls()
     write_json_atomic(path, cfg.to_dict())
