@@ -140,7 +140,7 @@ def test_a_fresh_critic_starts_near_constant_at_the_batch_mean_and_a_loaded_one_
     other.adapters.remove("critic")
     add_critic(other, path=tmp_path / "critic")  # inherited: its head is the saved one, left as it is
     assert init_value_bias(other, fake_trajectories(4, seed=1), "spr") is None
-    assert float(other.value_head.bias) == pytest.approx(mean)
+    assert other.value_head.bias.item() == pytest.approx(mean)
 
 def test_schedule_is_warmup_then_calibration_then_joint():
     s = schedule(RPRConfig(warmup_tasks=5, batch_tasks=2, calibration_steps=4, steps=2))
