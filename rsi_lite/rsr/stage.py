@@ -408,8 +408,9 @@ def config_file(d: Path, cfg, cls):
     path = d / "config.json"
     if path.is_file():
         on_disk = cls.from_dict(json.loads(path.read_text()))
-        if cfg is not None and _same_files(cfg.to_dict()) != _same_files(on_disk.to_dict()):
-            diff = sorted(k for k, v in _same_files(cfg.to_dict()).items() if _same_files(on_disk.to_dict()).get(k) != v)
+        asked, saved = (_same_files(cfg.to_dict()), _same_files(on_disk.to_dict())) if cfg is not None else ({}, {})
+        if asked != saved:
+            diff = sorted(k for k in asked.keys() | saved.keys() if asked.get(k) != saved.get(k))
             raise ValueError(f"{path}: the stage was started with another config ({', '.join(diff)} differ); "
                              "use a new run directory")
         return on_disk
