@@ -15,8 +15,9 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
-from .rollout import RolloutConfig, Trajectory, run_episodes, write_trajectories
+from .rollout import RolloutConfig, run_episodes
 from .tasks import Task, find_tasks
+from .trajectory import Trajectory, write_trajectories
 
 
 def resolve_suite(name_or_dir: str, root: Path) -> tuple[str, list[Task]]:

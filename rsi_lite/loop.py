@@ -39,10 +39,11 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .rollout import RolloutConfig, read_trajectories
+from .rollout import RolloutConfig
 from .rpr import RPRConfig, run_rpr
 from .rsr.sft import SFTConfig
 from .rsr.stage import RSRConfig, load_actor, read_jsonl, run_rsr, write_json_atomic
+from .trajectory import read_trajectories
 
 TABLE_SUITES = ["core", "hard", "multi", "extreme"]
 """The paper's four columns (TB 2.1, TB Hard, TB 3.0, TB 4.0) in the mini suites."""

@@ -34,7 +34,8 @@ from pathlib import Path
 
 from .advantages import tb_gae, terminal_rewards, token_gae
 from .ppo import PPOConfig, explained_variance, ppo_loss, value_loss
-from .rollout import RolloutConfig, Trajectory, run_episodes
+from .rollout import RolloutConfig, run_episodes
+from .trajectory import Trajectory
 
 
 @dataclass

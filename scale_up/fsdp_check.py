@@ -51,7 +51,7 @@ def tiny_policy(seed: int = 0):
 
 
 def data(n: int = 4, length: int = 24, seed: int = 1):
-    from rsi_lite.rollout import Trajectory
+    from rsi_lite.trajectory import Trajectory
     from rsi_lite.rsr.clean import Example
 
     g = torch.Generator().manual_seed(seed)

@@ -47,7 +47,8 @@ def rsr(run: Path, cycle: int, use_vllm: bool, tp: int) -> None:
 
 def rpr(run: Path, stage: str, k: int, use_vllm: bool, tp: int, workers: int | None) -> None:
     from rsi_lite.rewards import family_divisors
-    from rsi_lite.rollout import RolloutConfig, run_episodes, write_trajectories
+    from rsi_lite.rollout import RolloutConfig, run_episodes
+    from rsi_lite.trajectory import write_trajectories
     from rsi_lite.rpr import RPRConfig, step_batches, step_rollout
     from rsi_lite.rsr.stage import pool_tasks, write_json_atomic
     from rsi_lite.tasks import family_check_counts

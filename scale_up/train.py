@@ -70,7 +70,7 @@ def sft(run: Path, cycle: int, rank: int, world: int) -> None:
 
 def ppo(run: Path, stage: str, k: int, rank: int, world: int) -> None:
     from rsi_lite.policy.critic import save_critic
-    from rsi_lite.rollout import read_trajectories
+    from rsi_lite.trajectory import read_trajectories
     from rsi_lite.rpr import (RPRConfig, init_value_bias, load_actor_critic, make_optimizers, prune_old_steps,
                               schedule, update)
     from rsi_lite.rsr.sft import save_actor

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from rsi_lite.evaluate import resolve_suite, summarize, table
-from rsi_lite.rollout import Trajectory
+from rsi_lite.trajectory import Trajectory
 
 from .conftest import TASKS
 

@@ -8,7 +8,8 @@ import pytest
 import torch
 
 from rsi_lite.policy.model import Policy, PolicyConfig, load_policy, prepare_model
-from rsi_lite.rollout import RolloutConfig, Trajectory, read_trajectories, run_episodes, write_trajectories
+from rsi_lite.rollout import RolloutConfig, run_episodes
+from rsi_lite.trajectory import Trajectory, read_trajectories, write_trajectories
 from rsi_lite.tasks import find_tasks
 
 from .conftest import TASKS

@@ -10,7 +10,7 @@ import torch
 
 from rsi_lite.policy.critic import add_critic, save_critic, token_logprobs, values
 from rsi_lite.policy.model import Policy, PolicyConfig, prepare_model
-from rsi_lite.rollout import Trajectory
+from rsi_lite.trajectory import Trajectory
 from rsi_lite.rpr import RPRConfig, batch_tensors, init_value_bias, make_optimizers, run_rpr, schedule, update
 
 from .conftest import TASKS

@@ -10,7 +10,7 @@ import torch
 
 from rsi_lite.harness.messages import Message
 from rsi_lite.policy.model import Policy, PolicyConfig, prepare_model
-from rsi_lite.rollout import TokenStream, Trajectory, stop_token_ids
+from rsi_lite.trajectory import TokenStream, Trajectory, stop_token_ids
 from rsi_lite.rsr.clean import build_example, clean_turns
 from rsi_lite.rsr.leakage import find_leaks
 from rsi_lite.rsr.review import review

@@ -94,7 +94,7 @@ def test_distributed_stages_run_rsr_and_rpr_sharded_on_two_cpu_processes(tmp_pat
 
 
 def test_merge_shards_restores_batch_order(tmp_path):
-    from rsi_lite.rollout import Trajectory, read_trajectories, write_trajectories
+    from rsi_lite.trajectory import Trajectory, read_trajectories, write_trajectories
     from scale_up.launch import merge_shards
 
     def traj(i):

@@ -24,7 +24,8 @@ def main(argv: list[str] | None = None) -> None:
     from ..paths import TASKS_ROOT
     from ..harness.harnesses import make_harness
     from ..policy.model import PolicyConfig, load_policy
-    from ..rollout import RolloutConfig, TokenStream, run_episodes
+    from ..rollout import RolloutConfig, run_episodes
+    from ..trajectory import TokenStream
     from ..tasks import find_tasks
 
     ap = argparse.ArgumentParser(description=__doc__)

@@ -8,7 +8,7 @@ instruction, the model's actions and the terminal's observations, and drop:
   answered it is gone, so the action would stand unanswered.
 The system prompt becomes the plain harness's. Action tokens are the stored ids, never
 re-encoded from their text; everything else is encoded from the chat template, segment by
-segment (`rollout.TokenStream`). Then the check the training relies on: encoding the
+segment (`trajectory.TokenStream`). Then the check the training relies on: encoding the
 whole clean conversation in one piece gives exactly the same ids (`retokenizes`). An
 example that fails it is kept out of the dataset and counted.
 """
@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass
 
 from ..harness.harnesses import make_harness
 from ..harness.messages import Message
-from ..rollout import TokenStream, Trajectory, stop_token_ids
+from ..trajectory import TokenStream, Trajectory, stop_token_ids
 
 
 @dataclass

@@ -20,7 +20,8 @@ import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..rollout import RolloutConfig, Trajectory, read_trajectories, run_episodes, write_trajectories
+from ..rollout import RolloutConfig, run_episodes
+from ..trajectory import Trajectory, read_trajectories, write_trajectories
 from .clean import Example, build_example
 from .leakage import find_leaks, ngrams
 from .review import Verdict, model_review, review
