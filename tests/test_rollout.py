@@ -97,3 +97,74 @@ def test_batched_and_one_at_a_time_greedy_rollouts_choose_the_same_actions(core,
         differ = sum(a != b for x, y in zip(runs[name], ref) for a, b in zip(actions(x), actions(y)))
         print(f"greedy actions that differed between {name} and one at a time: {differ} of {total}")
         assert differ <= 1  # rare numerical ties aside, padding, batching and scheduling change nothing
+
+
+class _FakeVLLMEngine:
+    """vLLM's `LLMEngine` surface as `VLLMGenerator` uses it (`add_request`, `step`, `abort_request`,
+    `has_unfinished_requests`): each step appends one token of a scripted reply to every live request,
+    the first reply of an episode if the prompt does not yet hold it, else the second.
+    An aborted request still sends one late update, as a real engine can for a step already under way."""
+
+    def __init__(self, first: list[int], second: list[int]):
+        self.first, self.second = first, second
+        self.live: dict[str, dict] = {}
+        self.aborted: list[str] = []
+
+    def add_request(self, rid, prompt, params, lora_request=None):
+        ids, n = prompt["prompt_token_ids"], len(self.first)
+        assert ids and params.logprobs == 0
+        seen = any(ids[i:i + n] == self.first for i in range(len(ids) - n + 1))
+        self.live[rid] = {"script": self.second if seen else self.first + [9] * 8, "out": [], "params": params}
+
+    def abort_request(self, rids):
+        for rid in rids:
+            self.aborted.append(rid)
+            self.live[rid]["aborted"] = True
+
+    def has_unfinished_requests(self):
+        return bool(self.live)
+
+    def step(self):
+        from types import SimpleNamespace as NS
+
+        outs = []
+        for rid, r in list(self.live.items()):
+            if not r.get("aborted"):
+                r["out"].append(r["script"][len(r["out"])])
+            toks = list(r["out"])
+            done = (r.get("aborted") or toks[-1] in r["params"].stop_token_ids
+                    or len(toks) >= min(r["params"].max_tokens, len(r["script"])))
+            outs.append(NS(request_id=rid, finished=bool(done) and not r.get("aborted"),
+                           outputs=[NS(token_ids=toks, logprobs=[{t: NS(logprob=-0.5)} for t in toks])]))
+            if done:
+                del self.live[rid]
+        return outs
+
+
+def test_the_vllm_generator_serves_the_rollout_engine(tiny_policy, core, monkeypatch, bwrap_ok):
+    """A policy served by vLLM runs through the same continuous engine: replies keyed to their episodes,
+    a reply cut once its code block closes (and the request aborted; its late update ignored), a stop
+    token ending a reply, the engine's log-probabilities stored on the action tokens."""
+    from types import SimpleNamespace as NS
+
+    from rsi_lite.policy import vllm_backend
+
+    monkeypatch.setattr(vllm_backend, "_vllm", lambda: NS(SamplingParams=lambda **kw: NS(**kw)))
+    tok = tiny_policy.tokenizer
+    block = tok.encode("```bash\nls\n```", add_special_tokens=False)
+    im_end = tok.convert_tokens_to_ids("<|im_end|>")
+    engine = _FakeVLLMEngine(block, tok.encode("I am done.", add_special_tokens=False) + [im_end])
+    pol = vllm_backend.VLLMPolicy(tokenizer=tok, engine=engine)
+    cfg = RolloutConfig(max_turns=2, max_new_tokens=40, temperature=0.0, batch_size=2)
+    trajs = run_episodes(pol, [(core[0], 0), (core[5], 1), (core[9], 2)], cfg)
+    assert [t.task for t in trajs] == [core[0].name, core[5].name, core[9].name]
+    assert not engine.live and len(engine.aborted) == 3  # each first reply, cut at its block
+    assert any(t.turns == 2 for t in trajs)
+    for t in trajs:
+        _check_record(t, tok)
+        a, b = t.turn_spans[0]
+        assert t.token_ids[a:b] == block  # cut at the closed block, nothing after it
+        if t.turns == 2:  # the second reply ends with its stop token, kept in the record
+            a, b = t.turn_spans[1]
+            assert t.token_ids[b - 1] == im_end
+        assert all(lp == -0.5 for lp, m in zip(t.logprobs, t.action_mask) if m)

@@ -24,6 +24,45 @@ import math
 from .generate import Generation
 
 
+class Replies:
+    """The bookkeeping both continuous generators share (this one and `vllm_backend.VLLMGenerator`).
+
+    Requests get ids of our own mapped to the caller's keys; `update` turns a streamed or final
+    output into `(key, Generation)` once the reply is finished: by a stop token, by the token
+    budget, or by the stop pattern (a closed code block), in which case the caller's `cancel`
+    is called with the request id. Updates of a request already returned yield None.
+    """
+
+    def __init__(self, tokenizer, stop_ids: list[int], pattern=None):
+        self.tok, self.stop_ids, self.pattern = tokenizer, list(stop_ids), pattern
+        self.live: dict[str, object] = {}
+        """request id -> the caller's key, for requests not yet returned."""
+        self._count = 0
+
+    def new(self, key) -> str:
+        rid = f"r{self._count}"
+        self._count += 1
+        self.live[rid] = key
+        return rid
+
+    def update(self, rid: str, toks: list[int], lps: list[float], finished: bool, cancel):
+        key = self.live.get(rid)
+        if key is None:
+            return None
+        toks, lps = list(toks), list(lps)[:len(toks)]
+        last = toks[-1] if toks else None
+        if (self.pattern is not None and last is not None and last not in self.stop_ids
+                and "`" in self.tok.decode([last]) and self.pattern.search(self.tok.decode(toks, skip_special_tokens=True))):
+            if not finished:
+                cancel(rid)
+            del self.live[rid]
+            return key, Generation(toks, lps, "pattern")
+        if not finished:
+            return None
+        del self.live[rid]
+        return key, Generation(toks, lps, "stop" if last in self.stop_ids else "length")
+
+
 class ContinuousGenerator:
     """`submit(key, prompt_ids)`, then `poll()` yields `(key, Generation)` as replies finish."""
 
@@ -36,6 +75,7 @@ class ContinuousGenerator:
         self.tok = tokenizer
         self.stop_ids = list(stop_ids or [tokenizer.eos_token_id])
         self.pattern = stop_pattern
+        self._replies = Replies(tokenizer, self.stop_ids, stop_pattern)
         self.max_new_tokens = max_new_tokens
         sample = temperature > 0
         gen_cfg = GenerationConfig(
@@ -48,9 +88,6 @@ class ContinuousGenerator:
                                           max_batch_tokens=max_batch_tokens, seed=seed)
         base = model.get_base_model() if hasattr(model, "get_base_model") else model
         self._manager = base.init_continuous_batching(generation_config=gen_cfg, continuous_batching_config=cb_cfg)
-        self._live: dict[str, object] = {}
-        """request id -> the caller's key, for requests not yet returned."""
-        self._count = 0
 
     def __enter__(self):
         self._manager.start()
@@ -63,12 +100,10 @@ class ContinuousGenerator:
     @property
     def busy(self) -> int:
         """Requests submitted and not yet returned."""
-        return len(self._live)
+        return len(self._replies.live)
 
     def submit(self, key, prompt_ids: list[int]) -> None:
-        rid = f"r{self._count}"
-        self._count += 1
-        self._live[rid] = key
+        rid = self._replies.new(key)
         self._manager.add_request(list(prompt_ids), request_id=rid, max_new_tokens=self.max_new_tokens,
                                   streaming=self.pattern is not None, eos_token_id=self.stop_ids)
 
@@ -85,21 +120,8 @@ class ContinuousGenerator:
             raise RuntimeError(f"continuous batching stopped: {err}")
 
     def _finished(self, out):
-        key = self._live.get(out.request_id)
-        if key is None:  # a late update of a request already returned (e.g. cancelled on its pattern)
-            return None
-        if out.error:
+        if out.request_id in self._replies.live and out.error:
             raise RuntimeError(f"generation failed for request {out.request_id}: {out.error}")
-        toks, lps = list(out.generated_tokens), list(out.logprobs)
-        if self.pattern is not None:
-            last = toks[-1] if toks else None
-            if last is not None and last not in self.stop_ids and "`" in self.tok.decode([last]):
-                if self.pattern.search(self.tok.decode(toks, skip_special_tokens=True)):
-                    self._manager.cancel_request(out.request_id)
-                    del self._live[out.request_id]
-                    return key, Generation(toks, lps[:len(toks)], "pattern")
-            if not out.is_finished():
-                return None
-        del self._live[out.request_id]
-        reason = "stop" if toks and toks[-1] in self.stop_ids else "length"
-        return key, Generation(toks, lps[:len(toks)], reason)
+        # without a stop pattern nothing is streamed: every output is final
+        return self._replies.update(out.request_id, out.generated_tokens, out.logprobs,
+                                    out.is_finished() or self.pattern is None, self._manager.cancel_request)

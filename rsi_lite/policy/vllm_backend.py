@@ -13,10 +13,12 @@ weights without a restart. Log-probabilities are asked for after temperature and
 (`logprobs_mode="processed_logprobs"`), which is what `Generation.logprobs` promises; at
 temperature 1 and top-p 1 (PPO's rollouts) both modes agree.
 
-The `vllm` wheel on PyPI is CUDA-only: nothing here imports it until a `VLLMPolicy` is built,
-and the kit's CPU tests only check that asking for it without vLLM fails with a clear
-error. The first GPU run must confirm the request and output fields used below against
-the installed vLLM version.
+The `vllm` wheel on PyPI is CUDA-only: nothing here imports it until a `VLLMPolicy` is built.
+The kit's CPU tests check that asking for it without vLLM fails with a clear error, and run
+the rollout engine through `VLLMGenerator` against a stand-in engine with the same surface
+(tests/test_rollout.py); the first GPU run must confirm the request and output fields used
+below against the installed vLLM version. The request bookkeeping (keys, the stop pattern,
+finish reasons) is shared with `ContinuousGenerator` (`batching.Replies`).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .generate import Generation
+from .batching import Replies
 
 
 def _vllm():
@@ -75,30 +77,26 @@ class VLLMGenerator:
         vllm = _vllm()
         self.engine, self.tok = policy.engine, policy.tokenizer
         self.stop_ids = list(stop_ids or [self.tok.eos_token_id])
-        self.pattern = stop_pattern
+        self._replies = Replies(self.tok, self.stop_ids, stop_pattern)
         self.lora = policy.lora_request()
         self.params = vllm.SamplingParams(temperature=temperature, top_p=top_p, max_tokens=max_new_tokens,
                                           stop_token_ids=self.stop_ids, logprobs=0, seed=seed, detokenize=False)
-        self._live: dict[str, object] = {}
-        self._count = 0
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
-        if self._live:
-            self.engine.abort_request(list(self._live))
-            self._live.clear()
+        if self._replies.live:
+            self.engine.abort_request(list(self._replies.live))
+            self._replies.live.clear()
         return False
 
     @property
     def busy(self) -> int:
-        return len(self._live)
+        return len(self._replies.live)
 
     def submit(self, key, prompt_ids: list[int]) -> None:
-        rid = f"r{self._count}"
-        self._count += 1
-        self._live[rid] = key
+        rid = self._replies.new(key)
         self.engine.add_request(rid, {"prompt_token_ids": list(prompt_ids)}, self.params, lora_request=self.lora)
 
     def poll(self, timeout: float = 0.05):
@@ -107,24 +105,10 @@ class VLLMGenerator:
         if not self.engine.has_unfinished_requests():
             return
         for out in self.engine.step():
-            done = self._finished(out)
+            comp = out.outputs[0]
+            # logprobs=0: each position's dict holds the sampled token's only
+            lps = [d[t].logprob for t, d in zip(comp.token_ids, comp.logprobs or [])]
+            done = self._replies.update(out.request_id, comp.token_ids, lps, out.finished,
+                                        lambda rid: self.engine.abort_request([rid]))
             if done is not None:
                 yield done
-
-    def _finished(self, out):
-        key = self._live.get(out.request_id)
-        if key is None:
-            return None
-        comp = out.outputs[0]
-        toks = list(comp.token_ids)
-        lps = [d[t].logprob for t, d in zip(toks, comp.logprobs or [])]  # logprobs=0: the sampled token's only
-        if self.pattern is not None and not out.finished and toks:
-            if "`" in self.tok.decode(toks[-1:]) and self.pattern.search(self.tok.decode(toks, skip_special_tokens=True)):
-                self.engine.abort_request([out.request_id])
-                del self._live[out.request_id]
-                return key, Generation(toks, lps, "pattern")
-        if not out.finished:
-            return None
-        del self._live[out.request_id]
-        reason = "stop" if toks and toks[-1] in self.stop_ids else "length"
-        return key, Generation(toks, lps, reason)
