@@ -72,10 +72,8 @@ class ContinuousGenerator:
         from transformers import GenerationConfig
         from transformers.generation.configuration_utils import ContinuousBatchingConfig
 
-        self.tok = tokenizer
-        self.stop_ids = list(stop_ids or [tokenizer.eos_token_id])
-        self.pattern = stop_pattern
-        self._replies = Replies(tokenizer, self.stop_ids, stop_pattern)
+        self._replies = Replies(tokenizer, stop_ids or [tokenizer.eos_token_id], stop_pattern)
+        self.stop_ids, self.pattern = self._replies.stop_ids, stop_pattern
         self.max_new_tokens = max_new_tokens
         sample = temperature > 0
         gen_cfg = GenerationConfig(

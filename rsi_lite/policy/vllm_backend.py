@@ -75,12 +75,11 @@ class VLLMGenerator:
     def __init__(self, policy: VLLMPolicy, *, max_new_tokens: int, temperature: float = 0.6, top_p: float = 1.0,
                  stop_ids: list[int] | None = None, stop_pattern=None, seed: int = 0, **_ignored):
         vllm = _vllm()
-        self.engine, self.tok = policy.engine, policy.tokenizer
-        self.stop_ids = list(stop_ids or [self.tok.eos_token_id])
-        self._replies = Replies(self.tok, self.stop_ids, stop_pattern)
+        self.engine = policy.engine
+        self._replies = Replies(policy.tokenizer, stop_ids or [policy.tokenizer.eos_token_id], stop_pattern)
         self.lora = policy.lora_request()
         self.params = vllm.SamplingParams(temperature=temperature, top_p=top_p, max_tokens=max_new_tokens,
-                                          stop_token_ids=self.stop_ids, logprobs=0, seed=seed, detokenize=False)
+                                          stop_token_ids=self._replies.stop_ids, logprobs=0, seed=seed, detokenize=False)
 
     def __enter__(self):
         return self
