@@ -4,6 +4,7 @@ and the stage end to end on the bundled model (resumable).  Run: pytest tests/te
 
 import json
 import shutil
+from dataclasses import replace
 
 import pytest
 import torch
@@ -89,6 +90,81 @@ def test_joint_update_moves_both_and_reports_fixed_metric_names(tok):
         assert k in row
     # one epoch, one minibatch: the old log-probs come from the same weights, so the first ratio is exactly 1
     assert row["ratio/mean"] == pytest.approx(1.0, abs=1e-5) and row["losses/clipfrac"] == 0.0
+
+
+class _GradRecorder(torch.optim.SGD):
+    """lr 0: records every step's gradients and leaves the weights alone."""
+
+    def __init__(self, params):
+        super().__init__(params, lr=0.0)
+        self.seen = []
+
+    def step(self, closure=None):
+        self.seen.append([p.grad.clone() if p.grad is not None else None for g in self.param_groups for p in g["params"]])
+
+
+def test_the_memory_saving_update_has_the_gradients_of_the_plain_one(tok, monkeypatch):
+    """`update` trims minibatches to their widest row, scores action tokens only, back-propagates the critic
+    before the actor and checkpoints activations. Its first gradients must equal those of the textbook
+    step: full-width rows, log-probabilities everywhere, one backward of the summed loss, no checkpointing.
+    The adapters get random B matrices first: at init (B = 0) actor and critic compute the same function,
+    which would hide a recomputation routed through the wrong adapter."""
+    from rsi_lite.policy.critic import actor_parameters, critic_parameters, set_trainable
+    from rsi_lite.ppo import masked_whiten, ppo_loss
+    from rsi_lite import rpr
+
+    pol = tiny_actor_critic(tok)
+    with torch.no_grad():
+        for n, p in pol.model.named_parameters():
+            if "lora_B" in n:
+                p.normal_(std=0.2)
+    trajs = fake_trajectories(4)
+    for t, n in zip(trajs, (40, 24, 33, 19)):  # different lengths: the trimmed widths differ from the batch's
+        t.token_ids, t.action_mask, t.logprobs = t.token_ids[:n], t.action_mask[:n], t.logprobs[:n]
+    cfg = RPRConfig(minibatch=2, max_grad_norm=1e9)
+
+    def grads(checkpoint: bool):
+        if not checkpoint:
+            monkeypatch.setattr(rpr, "checkpointing", lambda model: __import__("contextlib").nullcontext())
+        opt = {"actor": _GradRecorder(actor_parameters(pol)), "critic": _GradRecorder(critic_parameters(pol))}
+        update(pol, trajs, cfg, opt, train_actor=True)
+        monkeypatch.undo()
+        return opt["actor"].seen[0], opt["critic"].seen[0]
+
+    new_actor, new_critic = grads(True)
+    plain_actor, plain_critic = grads(False)
+
+    # the textbook step on the first minibatch update() takes (epoch 0's shuffle of the length groups)
+    ids, att, mask, _, rewards = batch_tensors(trajs, cfg.reward, tok.pad_token_id)
+    with torch.no_grad():
+        adv, ret = rpr.advantages_for(cfg, rewards, values(pol, ids, att), mask)
+        old_lp = token_logprobs(pol, ids, att)
+    adv = masked_whiten(adv, mask)
+    groups = rpr.minibatches(trajs, cfg.minibatch)
+    mb = torch.tensor(__import__("random").Random(0).sample(groups, len(groups))[0])
+    set_trainable(pol, actor=True, critic=True)
+    pol.model.train()
+    for p in actor_parameters(pol) + critic_parameters(pol):
+        p.grad = None  # update() leaves its last minibatch's gradients behind
+    loss, _ = ppo_loss(token_logprobs(pol, ids[mb], att[mb]), old_lp[mb], adv[mb], values(pol, ids[mb], att[mb]),
+                       ret[mb], mask[mb], replace(cfg.ppo, whiten_advantages=False))
+    loss.backward()
+    ref_actor = [p.grad for p in actor_parameters(pol)]
+    ref_critic = [p.grad for p in critic_parameters(pol)]
+    for got, ref in ((new_actor, ref_actor), (new_critic, ref_critic), (plain_actor, ref_actor), (plain_critic, ref_critic)):
+        assert all(r is not None and g is not None for g, r in zip(got, ref))
+        assert all(torch.allclose(g, r, atol=1e-5, rtol=1e-4) for g, r in zip(got, ref))
+    assert any(r.abs().max() > 1e-4 for r in ref_actor) and any(r.abs().max() > 1e-4 for r in ref_critic)
+
+
+def test_action_only_logprobs_equal_the_full_ones_on_action_tokens(tok):
+    pol = tiny_actor_critic(tok)
+    ids, att, mask, _, _ = batch_tensors(fake_trajectories(3), "spr", tok.pad_token_id)
+    with torch.no_grad():
+        full, only = token_logprobs(pol, ids, att), token_logprobs(pol, ids, att, only=mask)
+    assert torch.allclose(full * mask, only, atol=1e-6) and (only[mask == 0] == 0).all()
+    assert (full[:, 1:] != 0).all()  # the default still scores every token after the first
+    assert (token_logprobs(pol, ids, att, only=torch.zeros_like(mask)) == 0).all()
 
 
 def test_critic_learns_values_explained_variance_rises(tok):

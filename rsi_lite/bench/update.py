@@ -1,0 +1,130 @@
+"""Memory and time of one PPO update: `python -m rsi_lite.bench.update [--trajectories FILE] [--rows 8 --width 820]`.
+
+Loads the bundled model the way RPR does (4-bit base, actor LoRA, a fresh critic), then runs
+`rpr.update` (actor and critic, one epoch) on one batch and prints its wall time and the
+process's peak resident memory. The batch is either a step's `trajectories.jsonl` from a run
+(`--trajectories runs/cpu/rpr-2/step-005/trajectories.jsonl`) or synthetic: `--rows` episodes
+of `--width` tokens, a quarter of them action tokens in three turns, one in four a success.
+
+Every measurement runs in a fresh child process, so the peak belongs to that update alone
+(model loading included: the line `after load` says how much of it that is). A watchdog
+stops the child with a clear message when its memory passes `--limit-gb` (default: 85% of
+this machine's memory) instead of letting the kernel's OOM killer take the session down.
+A benchmark, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import resource
+import threading
+import time
+
+
+def _rss_gb() -> float:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 2**20
+    return float("nan")
+
+
+def _watchdog(limit_gb: float) -> None:
+    def run():
+        while True:
+            if _rss_gb() > limit_gb:
+                print(f"watchdog: resident memory passed {limit_gb:.1f} GB; stopping the measurement", flush=True)
+                os._exit(3)
+            time.sleep(0.05)
+
+    threading.Thread(target=run, daemon=True).start()
+
+
+def synthetic(rows: int, width: int, seed: int = 0) -> list:
+    """`rows` episodes of `width` tokens: prompt, then three turns of action + observation (a quarter actions)."""
+    import random
+
+    from ..trajectory import Trajectory
+
+    rng = random.Random(seed)
+    out = []
+    for i in range(rows):
+        n = max(16, width - rng.randrange(0, width // 2)) if i else width  # the first row is the widest
+        ids = [rng.randrange(100, 40000) for _ in range(n)]
+        mask = [0] * n
+        start = n // 4
+        act = max(1, n // 12)
+        for turn in range(3):
+            a = start + turn * (n - start) // 3
+            mask[a:a + act] = [1] * act
+        lps = [-rng.random() if m else 0.0 for m in mask]
+        ok = i % 4 == 0
+        spans = [[a, a + act] for a in (start + turn * (n - start) // 3 for turn in range(3))]
+        out.append(Trajectory(task=f"synthetic-{i}", task_path="", suite="synthetic", family="synthetic",
+                              difficulty="easy", harness="plain", action_format="bash", policy="base", seed=i,
+                              system="", messages=[], token_ids=ids, action_mask=mask, logprobs=lps,
+                              turn_spans=spans, finish_reason="done", turns=3,
+                              verifier={"strict": ok, "passed": 1 if ok else 0, "total": 1},
+                              rewards={"spr": 1.0 if ok else 0.1, "fdr": 1.0 if ok else 0.0},
+                              tokens={"generated": sum(mask)}, timings={}))
+    return out
+
+
+def _measure(args: dict, q) -> None:
+    import torch
+
+    _watchdog(args["limit_gb"])
+    torch.manual_seed(0)
+    from ..policy.critic import add_critic
+    from ..policy.model import PolicyConfig, load_policy
+    from ..rpr import RPRConfig, make_optimizers, update
+    from ..trajectory import read_trajectories
+
+    policy = add_critic(load_policy(PolicyConfig(quantization=args["quantization"])))
+    trajs = read_trajectories(args["trajectories"]) if args["trajectories"] else synthetic(args["rows"], args["width"])
+    cfg = RPRConfig(minibatch=args["minibatch"])
+    optims = make_optimizers(policy, cfg)
+    loaded = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    t0 = time.perf_counter()
+    update(policy, trajs, cfg, optims, train_actor=True, epochs=1)
+    wall = time.perf_counter() - t0
+    q.put({"rows": len(trajs), "widest": max(len(t.token_ids) for t in trajs),
+           "tokens": sum(len(t.token_ids) for t in trajs), "action_tokens": sum(sum(t.action_mask) for t in trajs),
+           "after_load_gb": loaded, "peak_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20,
+           "wall_s": wall})
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--trajectories", default=None, help="a trajectories.jsonl (default: a synthetic batch)")
+    ap.add_argument("--rows", type=int, default=8)
+    ap.add_argument("--width", type=int, default=820)
+    ap.add_argument("--minibatch", type=int, default=4)
+    ap.add_argument("--quantization", default="4bit")
+    ap.add_argument("--limit-gb", type=float, default=None)
+    ap.add_argument("--json", action="store_true", help="print the figures as one JSON line too")
+    a = ap.parse_args(argv)
+    if a.limit_gb is None:
+        a.limit_gb = 0.85 * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    ctx = mp.get_context("spawn")
+    q = ctx.Queue()
+    p = ctx.Process(target=_measure, args=(vars(a), q))
+    p.start()
+    p.join()
+    if p.exitcode != 0:
+        raise SystemExit(f"the measurement failed (exit {p.exitcode}); see above")
+    r = q.get()
+    print(f"batch: {r['rows']} episodes, widest {r['widest']} tokens, {r['tokens']} tokens, "
+          f"{r['action_tokens']} action tokens; minibatch {a.minibatch}; {a.quantization}")
+    print(f"after load       {r['after_load_gb']:.2f} GB")
+    print(f"update wall      {r['wall_s']:.1f} s")
+    print(f"update peak RSS  {r['peak_gb']:.2f} GB")
+    if a.json:
+        print(json.dumps(r))
+
+
+if __name__ == "__main__":
+    main()
