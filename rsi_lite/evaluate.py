@@ -9,12 +9,11 @@ LHTB measure). Results go to `DIR/results.json` (atomically), the episodes to
 
 from __future__ import annotations
 
-import json
-import os
 import statistics
 from collections import defaultdict
 from pathlib import Path
 
+from .records import write_json_atomic
 from .rollout import RolloutConfig, run_episodes
 from .tasks import Task, find_tasks
 from .trajectory import Trajectory, write_trajectories
@@ -109,9 +108,7 @@ def evaluate(policy, suites: list[str], out: Path, *, k: int = 3, rollout: Rollo
     write_trajectories(trajs, out / "trajectories.jsonl")
     results = summarize(trajs, k)
     doc = {"checkpoint": checkpoint, "harness": rollout.harness, "k": k, "limit": limit, "spread": spread, "rollout": rollout.to_dict(), "suites": results}
-    tmp = out / "results.json.tmp"
-    tmp.write_text(json.dumps(doc, indent=2) + "\n")
-    os.replace(tmp, out / "results.json")
+    write_json_atomic(out / "results.json", doc)
     figure(results, k, f"{checkpoint} under the {rollout.harness} harness").write_html(out / "results.html",
                                                                                        include_plotlyjs="cdn")
     return doc

@@ -42,7 +42,8 @@ from pathlib import Path
 from .rollout import RolloutConfig
 from .rpr import RPRConfig, run_rpr
 from .rsr.sft import SFTConfig
-from .rsr.stage import RSRConfig, load_actor, read_jsonl, run_rsr, write_json_atomic
+from .records import read_jsonl, write_json_atomic
+from .rsr.stage import RSRConfig, load_actor, run_rsr
 from .trajectory import read_trajectories
 
 TABLE_SUITES = ["core", "hard", "multi", "extreme"]

@@ -18,7 +18,7 @@ import statistics
 from pathlib import Path
 
 from .loop import CONTROLS, TABLE_SUITES, eval_dir, read_stage_metrics
-from .rsr.stage import write_json_atomic
+from .records import write_json_atomic, write_text_atomic
 
 STAGES = ["Base", "RSR-1", "RPR-1", "RSR-2", "RPR-2"]
 PAPER_TABLE2 = {"Base": [51.70, 31.00, 0.00, 0.00], "RSR-1": [70.10, 54.00, 6.80, 6.10],
@@ -215,16 +215,12 @@ def write_report(run: Path) -> dict:
     rep = build(run)
     write_json_atomic(run / "report.json", rep)
     md = markdown(rep)
-    _write_text(run / "report.md", md)
+    write_text_atomic(run / "report.md", md)
     body = "".join(f.to_html(full_html=False, include_plotlyjs="cdn" if i == 0 else False)
                    for i, f in enumerate(figures(rep)))
     page = (f"<!doctype html><meta charset='utf-8'><title>rsi-lite report</title>"
             f"<pre style='white-space:pre-wrap'>{html.escape(md)}</pre>{body}")
-    _write_text(run / "report.html", page)
+    write_text_atomic(run / "report.html", page)
     return rep
 
 
-def _write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    tmp.replace(path)

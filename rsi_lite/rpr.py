@@ -322,7 +322,8 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
     from .policy.critic import save_critic
     from .rsr.sft import save_actor
     from .rewards import family_divisors
-    from .rsr.stage import config_file, pool_tasks, write_json_atomic, write_jsonl_atomic
+    from .records import write_json_atomic, write_jsonl_atomic
+    from .rsr.stage import config_file, pool_tasks
     from .tasks import family_check_counts
 
     d = Path(run) / (name or f"rpr-{cycle}")

@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from .harness.messages import Message
+from .records import read_jsonl, write_jsonl_atomic
 
 OMITTED = "[earlier output omitted to fit the context]"
 
@@ -166,19 +167,8 @@ def stop_token_ids(tokenizer) -> set[int]:
 
 def write_trajectories(trajs: list[Trajectory], path: Path) -> None:
     """Write JSONL atomically (temp file, then rename)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text("".join(t.to_json() + "\n" for t in trajs))
-    tmp.replace(path)
+    write_jsonl_atomic(path, trajs)
 
 
 def read_trajectories(path: Path) -> list[Trajectory]:
-    out = []
-    for no, line in enumerate(Path(path).read_text().splitlines(), 1):
-        if line.strip():
-            try:
-                out.append(Trajectory.from_json(line))
-            except (json.JSONDecodeError, TypeError) as e:
-                raise ValueError(f"{path}:{no}: not a trajectory record ({e})") from e
-    return out
+    return read_jsonl(path, Trajectory.from_json, "a trajectory record")

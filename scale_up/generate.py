@@ -50,7 +50,8 @@ def rpr(run: Path, stage: str, k: int, use_vllm: bool, tp: int, workers: int | N
     from rsi_lite.rollout import RolloutConfig, run_episodes
     from rsi_lite.trajectory import write_trajectories
     from rsi_lite.rpr import RPRConfig, step_batches, step_rollout
-    from rsi_lite.rsr.stage import pool_tasks, write_json_atomic
+    from rsi_lite.records import write_json_atomic
+    from rsi_lite.rsr.stage import pool_tasks
     from rsi_lite.tasks import family_check_counts
 
     d = Path(run) / stage

@@ -30,7 +30,8 @@ from pathlib import Path
 
 from rsi_lite.loop import EvalConfig, Profile, profile, start
 from rsi_lite.rpr import RPRConfig, run_rpr, schedule
-from rsi_lite.rsr.stage import RSRConfig, config_file, run_rsr, stage_dir, write_json_atomic
+from rsi_lite.records import write_json_atomic
+from rsi_lite.rsr.stage import RSRConfig, config_file, run_rsr, stage_dir
 from rsi_lite.trajectory import read_trajectories, write_trajectories
 
 

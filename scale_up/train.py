@@ -34,7 +34,8 @@ from . import dist as D
 def sft(run: Path, cycle: int, rank: int, world: int) -> None:
     from rsi_lite.rsr.clean import Example
     from rsi_lite.rsr.sft import save_actor, train_sft
-    from rsi_lite.rsr.stage import RSRConfig, load_actor, read_jsonl, stage_dir, write_json_atomic, write_jsonl_atomic
+    from rsi_lite.records import read_jsonl, write_json_atomic, write_jsonl_atomic
+    from rsi_lite.rsr.stage import RSRConfig, load_actor, stage_dir
 
     d = stage_dir(run, cycle)
     if (d / "checkpoint" / "adapter_config.json").is_file():
@@ -74,7 +75,7 @@ def ppo(run: Path, stage: str, k: int, rank: int, world: int) -> None:
     from rsi_lite.rpr import (RPRConfig, init_value_bias, load_actor_critic, make_optimizers, prune_old_steps,
                               schedule, update)
     from rsi_lite.rsr.sft import save_actor
-    from rsi_lite.rsr.stage import write_json_atomic
+    from rsi_lite.records import write_json_atomic
 
     d = Path(run) / stage
     cfg = RPRConfig.from_dict(json.loads((d / "config.json").read_text()))

@@ -20,6 +20,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ..records import read_jsonl, write_json_atomic, write_jsonl_atomic
 from ..rollout import RolloutConfig, run_episodes
 from ..trajectory import Trajectory, read_trajectories, write_trajectories
 from .clean import Example, build_example
@@ -84,29 +85,6 @@ class RSRConfig:
 
 
 # ---------------------------------------------------------------- files
-
-def write_json_atomic(path: Path, obj) -> None:
-    tmp = Path(str(path) + ".tmp")
-    tmp.write_text(json.dumps(obj, indent=2) + "\n")
-    os.replace(tmp, path)
-
-
-def write_jsonl_atomic(path: Path, rows: list[dict]) -> None:
-    tmp = Path(str(path) + ".tmp")
-    tmp.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    os.replace(tmp, path)
-
-
-def read_jsonl(path: Path) -> list[dict]:
-    rows = []
-    for no, line in enumerate(Path(path).read_text().splitlines(), 1):
-        if line.strip():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{path}:{no}: not JSON ({e})") from e
-    return rows
-
 
 def stage_dir(run: Path, cycle: int, suffix: str = "") -> Path:
     return Path(run) / f"rsr-{cycle}{suffix}"

@@ -1,0 +1,47 @@
+"""Files of records: atomic writes, and JSONL reads whose errors name the file and the line.
+
+Every file the kit writes goes through a temp file that is renamed into place, so a
+reader (or a resumed run) never sees half a file, and a crash mid-write leaves the
+previous version intact. One module, below every stage, so that the trajectory files,
+the stages' JSON and JSONL, evaluation results and reports all share one implementation.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Callable, TypeVar
+
+T = TypeVar("T")
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write `text` to `path` through `path.tmp` and a rename (parent directories created)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def write_json_atomic(path: Path, obj) -> None:
+    write_text_atomic(path, json.dumps(obj, indent=2) + "\n")
+
+
+def write_jsonl_atomic(path: Path, rows: list) -> None:
+    """One JSON document per line; `rows` are dicts, or objects with a `to_json()`."""
+    write_text_atomic(path, "".join((r.to_json() if hasattr(r, "to_json") else json.dumps(r)) + "\n" for r in rows))
+
+
+def read_jsonl(path: Path, parse: Callable[[str], T] = json.loads, what: str = "JSON") -> list[T]:
+    """The non-blank lines of `path`, each through `parse`; a line that does not parse raises
+    ValueError('PATH:LINE: not WHAT (reason)')."""
+    out = []
+    for no, line in enumerate(Path(path).read_text().splitlines(), 1):
+        if line.strip():
+            try:
+                out.append(parse(line))
+            except (json.JSONDecodeError, TypeError, KeyError) as e:
+                raise ValueError(f"{path}:{no}: not {what} ({e})") from e
+    return out
