@@ -1,11 +1,13 @@
 """Batched multi-turn episodes: harness + policy + sandbox + verifier -> Trajectory records.
 
 Two engines, same records:
-- `continuous` (default): continuous batching. Up to `batch_size` episodes are live; an
-  episode's reply joins the running batch as soon as its prompt is ready and leaves it
-  when finished, its command then runs in its sandbox (a worker thread) while the others
-  keep decoding. No episode waits for the slowest row of a turn, and the shared prompt
-  prefix is computed once (see `policy.batching`).
+- `continuous` (default): continuous batching. Up to `batch_size` replies decode at once;
+  an episode's reply joins the running batch as soon as its prompt is ready and a slot
+  is free, and leaves it when finished; its command then runs in its sandbox (a worker
+  thread) while the others keep decoding. Up to `open_episodes` (default twice
+  `batch_size`) episodes are open, so a freed slot is refilled at once by an episode
+  whose prompt is ready instead of idling while commands run. No episode waits for the
+  slowest row of a turn, and the shared prompt prefix is computed once (see `policy.batching`).
 - `lockstep`: at each turn one batched `generate` call for every episode still active,
   then their commands concurrently; more episodes than `batch_size` run in waves. Simple
   to reason about; kept for comparison (`python -m rsi_lite.bench.rollout`).
@@ -61,7 +63,11 @@ class RolloutConfig:
     workers: int = 8
     """Threads running sandbox commands concurrently."""
     batch_size: int = 16
-    """Episodes live at once (each holds a sandbox); the rest wait for a free place."""
+    """Replies decoded at once (lockstep: episodes live at once); the rest wait for a free place."""
+    open_episodes: int = 0
+    """continuous: episodes open at once (each holds a sandbox). 0: twice `batch_size`, so that while some
+    episodes run commands or their verifier, others have their next prompt ready for every decode slot
+    that frees. With `batch_size` 1 and `open_episodes` 1, one episode at a time."""
     engine: str = "continuous"
     """continuous (episodes join and leave the batch at any step) or lockstep (one generate call per turn)."""
     seed: int = 0
@@ -173,6 +179,8 @@ def _run_continuous(policy, jobs, cfg, policy_name, divisors, progress) -> list[
     limits = SandboxLimits(command_timeout=cfg.command_timeout)
     t_wall = time.monotonic()
     waiting = deque(range(len(jobs)))
+    queued: deque = deque()  # episodes whose prompt is ready, waiting for a decode slot
+    max_open = cfg.open_episodes or 2 * cfg.batch_size
     eps: dict[int, _Episode] = {}
     finished: dict[int, Trajectory] = {}
     work: dict = {}  # future -> (what, job index)
@@ -189,15 +197,18 @@ def _run_continuous(policy, jobs, cfg, policy_name, divisors, progress) -> list[
         if e.state.done:
             work[pool.submit(_final_verify, e, limits)] = ("verify", i)
         else:
-            asked[i] = time.monotonic()
-            gen.submit(i, e.stream.prompt_ids())
+            queued.append(i)
 
     try:
         with gen:
             while waiting or eps or work:
-                while waiting and len(eps) + sum(w == "open" for w, _ in work.values()) < cfg.batch_size:
+                while waiting and len(eps) + sum(w == "open" for w, _ in work.values()) < max_open:
                     i = waiting.popleft()
                     work[pool.submit(_open_episode, jobs[i], cfg, tok, limits)] = ("open", i)
+                while queued and gen.busy < cfg.batch_size:
+                    i = queued.popleft()
+                    asked[i] = time.monotonic()
+                    gen.submit(i, eps[i].stream.prompt_ids())
                 for i, g in gen.poll(timeout=0.02 if work else 0.5):
                     e = eps[i]
                     e.timings["generate_s"] += time.monotonic() - asked.pop(i)
@@ -218,7 +229,7 @@ def _run_continuous(policy, jobs, cfg, policy_name, divisors, progress) -> list[
                     else:
                         finished[i] = _trajectory(eps.pop(i), cfg, policy_name, divisors, time.monotonic() - t_wall)
                         bar.update(1)
-                if not work and not gen.busy and not waiting and eps:
+                if not work and not gen.busy and not waiting and not queued and eps:
                     raise RuntimeError("rollout stalled: live episodes with no pending work")
     finally:
         for f in work:

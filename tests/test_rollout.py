@@ -62,6 +62,51 @@ def test_records_are_consistent_under_every_harness(tiny_policy, core, harness, 
         assert t.harness == harness and t.finish_reason in ("max_turns", "complete", "verified")
 
 
+def test_the_continuous_engine_fills_its_decode_slots_and_keeps_its_sandboxes_within_bounds(tiny_policy, core, bwrap_ok,
+                                                                                            monkeypatch):
+    """At most `batch_size` replies decode at once and at most `open_episodes` sandboxes are open, and both
+    limits are reached: episodes are opened ahead so that a slot freed by a reply is refilled at once."""
+    import threading
+
+    from rsi_lite import rollout
+
+    seen = {"busy": 0, "open": 0, "max_open": 0}
+    lock = threading.Lock()
+    real_make, real_open = rollout.make_generator, rollout._open_episode
+
+    def make(*a, **k):
+        g = real_make(*a, **k)
+        submit = g.submit
+
+        def counted(key, ids):
+            submit(key, ids)
+            seen["busy"] = max(seen["busy"], g.busy)
+        g.submit = counted
+        return g
+
+    def open_episode(*a, **k):
+        e = real_open(*a, **k)
+        with lock:
+            seen["open"] += 1
+            seen["max_open"] = max(seen["max_open"], seen["open"])
+        close, closed = e.sandbox.close, []
+
+        def counted_close():  # close() may be called again (it is idempotent): count the first
+            with lock:
+                seen["open"] -= 0 if closed else 1
+                closed.append(1)
+            close()
+        e.sandbox.close = counted_close
+        return e
+
+    monkeypatch.setattr(rollout, "make_generator", make)
+    monkeypatch.setattr(rollout, "_open_episode", open_episode)
+    cfg = RolloutConfig(max_turns=2, max_new_tokens=8, temperature=1.0, batch_size=2, open_episodes=3)
+    trajs = run_episodes(tiny_policy, [(core[i], i) for i in range(6)], cfg)
+    assert [t.task for t in trajs] == [core[i].name for i in range(6)]
+    assert seen["busy"] == 2 and seen["max_open"] == 3 and seen["open"] == 0, seen
+
+
 def test_jsonl_roundtrip(tiny_policy, core, tmp_path, bwrap_ok):
     trajs = run_episodes(tiny_policy, [(core[0], 0)], RolloutConfig(max_turns=1, max_new_tokens=8))
     write_trajectories(trajs, tmp_path / "t.jsonl")

@@ -1,12 +1,19 @@
-"""Rollout throughput: `python -m rsi_lite.bench.rollout [--batch 16] [--turns 2] [--tokens 64]`.
+"""Rollout throughput: `python -m rsi_lite.bench.rollout [--batch 16] [--episodes 48] [--turns 2] [--tokens 64]`.
 
-For the same first prompts (the plain harness on the first `--batch` tasks of `core`) and
-the same token budget, prints generated tokens per second of:
+For the same first prompts (the plain harness on the first `--episodes` tasks of `core`,
+then `hard`) and the same token budget, at `--batch` slots, prints generated tokens per
+second of:
 
-    raw         one batched model.generate call, every row forced to the full budget
+    raw         batched model.generate calls of `--batch` prompts each, every row forced to
+                the full budget: decoding with no turn, no sandbox and no early stop
     engine      the rollout engine (continuous batching), bubblewrap sandbox, verifier included
     lockstep    the lockstep engine: one generate call per turn for all active episodes
     sequential  the continuous engine one episode at a time (batch size 1)
+
+`--episodes` defaults to three times the batch: every real use (an evaluation at k=3, a
+discovery round, a PPO step's queue) has more episodes than slots, and an engine is
+judged on how well it keeps its slots full. With as many episodes as slots, the last
+few stragglers decode alone at the end (`--episodes 16` shows that case).
 
 Targets (issue 3): engine >= 0.8 x raw, engine >= 4 x sequential. The last two lines are
 `engine/raw = X.XX` and `engine/sequential = Y.YY`. A benchmark, not a test.
@@ -30,6 +37,7 @@ def main(argv: list[str] | None = None) -> None:
 
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--episodes", type=int, default=None, help="episodes per engine (default: 3 x --batch)")
     ap.add_argument("--turns", type=int, default=2)
     ap.add_argument("--tokens", type=int, default=64)
     ap.add_argument("--quantization", default="lora")
@@ -37,19 +45,24 @@ def main(argv: list[str] | None = None) -> None:
     a = ap.parse_args(argv)
     torch.set_num_threads(torch.get_num_threads())
     pol = load_policy(PolicyConfig(quantization=a.quantization))
-    tasks = find_tasks(TASKS_ROOT / "core")[: a.batch]
+    n = a.episodes or 3 * a.batch
+    tasks = (find_tasks(TASKS_ROOT / "core") + find_tasks(TASKS_ROOT / "hard"))[:n]
+    if len(tasks) < n:
+        raise SystemExit(f"--episodes {n}: core and hard hold only {len(tasks)} tasks")
     h = make_harness(a.harness)
     prompts = [TokenStream(pol.tokenizer, h.system_prompt(), h.start(t.instruction)).prompt_ids() for t in tasks]
 
-    # raw: one generate call, left-padded, every row exactly a.tokens long
-    width = max(map(len, prompts))
+    # raw: generate calls of a.batch prompts, left-padded, every row exactly a.tokens long
     pad = pol.tokenizer.pad_token_id
-    ids = torch.tensor([[pad] * (width - len(p)) + p for p in prompts])
-    mask = (torch.arange(width)[None, :] >= torch.tensor([width - len(p) for p in prompts])[:, None]).long()
     t0 = time.perf_counter()
-    with torch.no_grad():
-        pol.model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=a.tokens, min_new_tokens=a.tokens,
-                           do_sample=False, pad_token_id=pad)
+    for s in range(0, len(prompts), a.batch):
+        chunk = prompts[s:s + a.batch]
+        width = max(map(len, chunk))
+        ids = torch.tensor([[pad] * (width - len(p)) + p for p in chunk])
+        mask = (torch.arange(width)[None, :] >= torch.tensor([width - len(p) for p in chunk])[:, None]).long()
+        with torch.no_grad():
+            pol.model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=a.tokens, min_new_tokens=a.tokens,
+                               do_sample=False, pad_token_id=pad)
     raw = len(prompts) * a.tokens / (time.perf_counter() - t0)
 
     cfg = RolloutConfig(harness=a.harness, max_turns=a.turns, max_new_tokens=a.tokens, temperature=0.0, batch_size=a.batch)
@@ -58,13 +71,14 @@ def main(argv: list[str] | None = None) -> None:
     for name, bs, engine in (("engine", a.batch, "continuous"), ("lockstep", a.batch, "lockstep"),
                              ("sequential", 1, "continuous")):
         t0 = time.perf_counter()
-        trajs = run_episodes(pol, jobs, RolloutConfig(**{**cfg.to_dict(), "batch_size": bs, "engine": engine}))
+        one = {"open_episodes": 1} if bs == 1 else {}  # one episode at a time: no other opened ahead
+        trajs = run_episodes(pol, jobs, RolloutConfig(**{**cfg.to_dict(), "batch_size": bs, "engine": engine, **one}))
         wall = time.perf_counter() - t0
         gen = sum(t.tokens["generated"] for t in trajs)
         rates[name] = gen / wall
         print(f"{name:10} {gen} tokens in {wall:.1f} s = {rates[name]:.1f} tokens/s "
               f"(sandbox {sum(t.timings['sandbox_s'] for t in trajs):.1f} s, verifier {sum(t.timings['verify_s'] for t in trajs):.1f} s)")
-    print(f"raw        {len(prompts) * a.tokens} tokens at batch {len(prompts)} = {raw:.1f} tokens/s")
+    print(f"raw        {len(prompts) * a.tokens} tokens at batch {a.batch} = {raw:.1f} tokens/s")
     print(f"engine/raw = {rates['engine'] / raw:.2f}")
     print(f"engine/sequential = {rates['engine'] / rates['sequential']:.2f}")
 
