@@ -193,7 +193,7 @@ def cmd_eval(a) -> int:
                             batch_size=a.batch_size, engine=a.engine)
     policy = _load_checkpoint(a.checkpoint, a.quantization)
     doc = evaluate(policy, a.suite, Path(a.out), k=a.k, rollout=rollout, checkpoint=a.checkpoint, limit=a.limit,
-                   progress=True)
+                   spread=a.spread, progress=True)
     print(f"checkpoint {a.checkpoint}, harness {a.harness}, {a.k} runs per task")
     print(table(doc["suites"], a.k))
     print(f"wrote {Path(a.out) / 'results.json'}")
@@ -331,6 +331,8 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--k", type=int, default=3)
     e.add_argument("--out", required=True)
     e.add_argument("--limit", type=int, help="first N tasks of each suite (small budgets)")
+    e.add_argument("--spread", action="store_true",
+                   help="with --limit: N tasks evenly spaced through each suite (every family), not the first N")
     e.add_argument("--max-turns", type=int, default=6)
     e.add_argument("--max-new-tokens", type=int, default=96)
     e.add_argument("--temperature", type=float, default=0.6)

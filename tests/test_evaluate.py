@@ -42,9 +42,11 @@ def test_eval_command_end_to_end(tmp_path, bwrap_ok):
     from rsi_lite.cli import main
 
     out = tmp_path / "eval"
-    assert main(["eval", "--suite", "core", "--k", "2", "--limit", "2", "--max-turns", "1", "--max-new-tokens", "24",
-                 "--out", str(out)]) == 0
+    assert main(["eval", "--suite", "core", "--k", "2", "--limit", "2", "--spread", "--max-turns", "1",
+                 "--max-new-tokens", "24", "--out", str(out)]) == 0
     doc = json.loads((out / "results.json").read_text())
+    assert doc["spread"] and {json.loads(line)["task"] for line in (out / "trajectories.jsonl").read_text().splitlines()} \
+        == {"core-000-file_ops-easy", "core-022-scripting-easy"}  # spread: the first and the middle task
     core = doc["suites"]["core"]
     assert core["k"] == 2 and core["episodes"] == 4 and core["n_tasks"] == 2 and 0 <= core["success"] <= 1
     assert (out / "results.html").is_file() and len((out / "trajectories.jsonl").read_text().splitlines()) == 4
