@@ -199,8 +199,7 @@ def update(policy, trajs: list[Trajectory], cfg: RPRConfig, optims: dict, *, tra
     stats_all = []
     with checkpointing(policy.model):
         for epoch in range(epochs or cfg.ppo_epochs):
-            for g in random.Random(epoch).sample(groups, len(groups)):
-                mb, w = g
+            for mb, w in random.Random(epoch).sample(groups, len(groups)):
                 sl = (mb, slice(0, w))
                 for o in optims.values():
                     o.zero_grad(set_to_none=True)
@@ -221,7 +220,7 @@ def update(policy, trajs: list[Trajectory], cfg: RPRConfig, optims: dict, *, tra
                 for name, o in optims.items():
                     if name == "actor" and not train_actor:
                         continue
-                    torch.nn.utils.clip_grad_norm_([p for g_ in o.param_groups for p in g_["params"]], cfg.max_grad_norm)
+                    torch.nn.utils.clip_grad_norm_([p for g in o.param_groups for p in g["params"]], cfg.max_grad_norm)
                     o.step()
                 stats_all.append(stats)
     policy.model.eval()

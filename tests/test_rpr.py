@@ -2,7 +2,9 @@
 and the stage end to end on the bundled model (resumable).  Run: pytest tests/test_rpr.py
 """
 
+import contextlib
 import json
+import random
 import shutil
 from dataclasses import replace
 
@@ -125,7 +127,7 @@ def test_the_memory_saving_update_has_the_gradients_of_the_plain_one(tok, monkey
 
     def grads(checkpoint: bool):
         if not checkpoint:
-            monkeypatch.setattr(rpr, "checkpointing", lambda model: __import__("contextlib").nullcontext())
+            monkeypatch.setattr(rpr, "checkpointing", lambda model: contextlib.nullcontext())
         opt = {"actor": _GradRecorder(actor_parameters(pol)), "critic": _GradRecorder(critic_parameters(pol))}
         update(pol, trajs, cfg, opt, train_actor=True)
         monkeypatch.undo()
@@ -141,7 +143,7 @@ def test_the_memory_saving_update_has_the_gradients_of_the_plain_one(tok, monkey
         old_lp = token_logprobs(pol, ids, att)
     adv = masked_whiten(adv, mask)
     groups = rpr.minibatches(trajs, cfg.minibatch)
-    mb = torch.tensor(__import__("random").Random(0).sample(groups, len(groups))[0])
+    mb = torch.tensor(random.Random(0).sample(groups, len(groups))[0])
     set_trainable(pol, actor=True, critic=True)
     pol.model.train()
     for p in actor_parameters(pol) + critic_parameters(pol):

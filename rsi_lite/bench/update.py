@@ -54,15 +54,13 @@ def synthetic(rows: int, width: int, seed: int = 0) -> list:
     for i in range(rows):
         n = max(16, width - rng.randrange(0, width // 2)) if i else width  # the first row is the widest
         ids = [rng.randrange(100, 40000) for _ in range(n)]
+        start, act = n // 4, max(1, n // 12)
+        spans = [[a, a + act] for a in (start + turn * (n - start) // 3 for turn in range(3))]
         mask = [0] * n
-        start = n // 4
-        act = max(1, n // 12)
-        for turn in range(3):
-            a = start + turn * (n - start) // 3
-            mask[a:a + act] = [1] * act
+        for a, b in spans:
+            mask[a:b] = [1] * (b - a)
         lps = [-rng.random() if m else 0.0 for m in mask]
         ok = i % 4 == 0
-        spans = [[a, a + act] for a in (start + turn * (n - start) // 3 for turn in range(3))]
         out.append(Trajectory(task=f"synthetic-{i}", task_path="", suite="synthetic", family="synthetic",
                               difficulty="easy", harness="plain", action_format="bash", policy="base", seed=i,
                               system="", messages=[], token_ids=ids, action_mask=mask, logprobs=lps,
