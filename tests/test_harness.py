@@ -6,7 +6,9 @@ import pytest
 
 from rsi_lite.harness import strip_kinds
 from rsi_lite.harness.harnesses import HARNESSES, HarnessState, cap_text, make_harness
-from rsi_lite.harness.prompts import EXAMPLES
+from rsi_lite.harness.prompts import EXAMPLES, choose_examples
+from rsi_lite.sandbox import make_sandbox
+from rsi_lite.tasks.task import EnvironmentSpec
 from rsi_lite.sandbox.base import CommandResult
 from rsi_lite.tasks import find_tasks
 from rsi_lite.tasks.audit import jaccard, shingles, task_text
@@ -93,14 +95,36 @@ def test_exemplar_shows_worked_examples_as_earlier_turns():
     kinds = [m.kind for m in msgs]
     assert kinds[-1] == "instruction" and set(kinds[:-1]) == {"control"}
     assert {m.role for m in msgs[:-1]} == {"user", "assistant"}
+    assert sum(m.content.startswith("Task:") for m in msgs[:-1]) == 3
     assert [m.kind for m in strip_kinds(msgs)] == ["instruction"]
 
 
+def test_exemplar_shows_the_examples_most_like_the_task_the_nearest_last():
+    h = make_harness("exemplar")
+    shown = [m.content for m in h.start("Count the lines of /app/x.log with the level WARN and write the number "
+                                        "to /app/y.txt.") if m.content.startswith("Task:")]
+    assert "/app/events.log" in shown[-2] and "grep -c" not in shown[-2]  # the nearest is the last example
+    picks = {t.metadata.get("family"): choose_examples(t.instruction, 1)[0].instruction
+             for t in find_tasks(TASKS / "core")}
+    assert "Extract" not in picks["archives"] and "tar.gz" in picks["archives"]
+    assert ".csv" in picks["data_csv"] and ".py" in picks["python_fix"] and ".ini" in picks["config_edit"]
+    assert choose_examples("xyzzy plugh", 2) == EXAMPLES[:2][::-1]  # no shared word: the set's order
+
+
 def test_exemplars_share_no_task_with_the_suites():
-    examples = [shingles(instr + " " + " ".join(c for c, _ in steps)) for instr, steps in EXAMPLES]
+    examples = [shingles(ex.instruction + " " + " ".join(c for c, _ in ex.steps)) for ex in EXAMPLES]
     for t in find_tasks(TASKS):
         s = shingles(task_text(t))
         assert max(jaccard(s, e) for e in examples) < 0.2, t.name
+
+
+def test_every_worked_example_shows_the_output_its_commands_really_print(bwrap_ok):
+    for ex in EXAMPLES:
+        with make_sandbox(EnvironmentSpec(), backend="bwrap") as box:
+            assert box.exec(ex.setup or "true").exit_code == 0, ex.instruction
+            for cmd, shown in ex.steps:
+                result = box.exec(cmd)
+                assert (result.exit_code, result.output.strip("\n")) == (0, shown), (ex.instruction, cmd)
 
 
 def test_state_machine_cycles_phases():

@@ -5,7 +5,8 @@ what the model sees next. It knows nothing of models, tokens or training: the ro
 engine calls `start` once and `step` once per turn.
 
     plain              instruction, then the terminal output of each command (Terminus-2-like)
-    exemplar           plain + two worked example trajectories before the instruction
+    exemplar           plain + three worked example trajectories before the instruction, chosen from a
+                       fixed set (no suite or pool task) for the words they share with the task
     state_machine      exemplar + a phase prompt every turn: inspect, act, check, finish
     verifier_feedback  exemplar + after each turn the protected verifier runs on a copy of the
                        workspace and the model is told which checks still fail (names only,
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 from .messages import Message
 from .parsers import parse_action
 from .prompts import (CONFIRM, FEEDBACK, FEEDBACK_PASSED, PHASES, SYSTEM_BASH, SYSTEM_JSON, TASK_TEMPLATE, TOO_EARLY,
-                      example_turns)
+                      choose_examples, example_turns)
 
 RunFn = Callable[[str, float], object]
 """run(command, timeout) -> a CommandResult (anything with `for_model()`)."""
@@ -80,7 +81,7 @@ class Harness:
         were continued as a list, 1 of 12 re-solves passed; notes before it, 10 of 12)."""
         task = Message("instruction", TASK_TEMPLATE.format(instruction=instruction.strip(), workdir=workdir))
         notes = [Message("guidance", guidance)] if guidance else []
-        return [*self._preamble(), *notes, task, *self._after_start()]
+        return [*self._preamble(instruction), *notes, task, *self._after_start()]
 
     def step(self, state: HarnessState, reply: str, run: RunFn, verify: VerifyFn) -> list[Message]:
         """Act on one reply; return the messages the model sees next (none once the episode is done)."""
@@ -126,7 +127,7 @@ class Harness:
     def _too_early(self, state: HarnessState) -> str:
         return ""
 
-    def _preamble(self) -> list[Message]:
+    def _preamble(self, instruction: str) -> list[Message]:
         return []
 
     def _after_start(self) -> list[Message]:
@@ -138,10 +139,13 @@ class Harness:
 
 class ExemplarHarness(Harness):
     name = "exemplar"
+    examples = 3
+    """How many worked examples each episode shows, chosen from the fixed set for their likeness to the task."""
 
-    def _preamble(self) -> list[Message]:
+    def _preamble(self, instruction: str) -> list[Message]:
         # the examples are earlier turns of the conversation, so the model sees replies in its own role
-        return [Message("control", text, as_role=role) for role, text in example_turns(self.action_format)]
+        turns = example_turns(self.action_format, choose_examples(instruction, self.examples))
+        return [Message("control", text, as_role=role) for role, text in turns]
 
 
 class StateMachineHarness(ExemplarHarness):

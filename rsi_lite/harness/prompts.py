@@ -1,9 +1,15 @@
 """The fixed texts of the harnesses: system prompts, worked examples, phase prompts.
 
-The worked examples use tasks of their own (a notes folder, a word count on a poem, a
-config copy) that no family generator produces, so an exemplar never shows a suite's answer;
-`tests/test_harness.py` checks that against the suites with the overlap audit's shingles.
+The worked examples use tasks of their own, worded differently and with other files and values
+than any family generator produces, so an exemplar never shows a suite's answer;
+`tests/test_harness.py` checks that against the suites with the overlap audit's shingles, and
+runs every example in a sandbox to check that the outputs it shows are the real ones.
 """
+
+import json
+import math
+import re
+from dataclasses import dataclass
 
 SYSTEM_BASH = """You are an AI agent working in a Linux terminal. You are given a task. Solve it by running shell commands.
 Reply with exactly one command in a ```bash code block. You will see its output, then reply with the next command.
@@ -16,34 +22,128 @@ Each command's keystrokes must end with \\n to run. Set "task_complete": true wh
 
 TASK_TEMPLATE = "Task:\n{instruction}\n\nThe working directory is {workdir}."
 
-# Worked examples: (instruction, [(reply, terminal output), ...])
+@dataclass(frozen=True)
+class Example:
+    """One worked example: the task, a shell script that sets up its files, and the turns that solve it.
+
+    Every example is real: `tests/test_harness.py` runs `setup` and then each command in a sandbox and
+    checks that the terminal output shown here is what the command prints."""
+
+    instruction: str
+    setup: str
+    steps: tuple[tuple[str, str], ...]
+    """(command, its terminal output) for each turn."""
+
+
+# The exemplar set: one or two examples for each kind of operation the task families ask for, each with
+# its own wording, file names and values, so that no example is a suite or pool task (checked with the
+# overlap audit's shingles). The harness shows the few whose instructions share the most words with the
+# task at hand (`choose_examples`).
 EXAMPLES = [
-    ("Create a file named /app/notes/todo.md that contains the line: buy milk",
-     [("mkdir -p /app/notes && echo 'buy milk' > /app/notes/todo.md", ""),
-      ("cat /app/notes/todo.md", "buy milk\n")]),
-    ("Write the number of words in /app/poem.txt to /app/count.txt.",
-     [("wc -w < /app/poem.txt > /app/count.txt", ""),
-      ("cat /app/count.txt", "12\n")]),
-    ("Copy the file /app/config/default.ini to /app/config/local.ini.",
-     [("cp /app/config/default.ini /app/config/local.ini", "")]),
+    Example("Create a file named /app/notes/todo.md that contains the line: buy milk", "",
+            (("mkdir -p /app/notes && echo 'buy milk' > /app/notes/todo.md", ""),
+             ("cat /app/notes/todo.md", "buy milk"))),
+    Example("Write the number of words in /app/poem.txt to /app/count.txt.",
+            "printf 'the sea is calm tonight\nthe tide is full the moon\nlies fair\n' > /app/poem.txt",
+            (("wc -w < /app/poem.txt > /app/count.txt", ""),
+             ("cat /app/count.txt", "13"))),
+    Example("Copy the file /app/config/default.ini to /app/config/local.ini.",
+            "mkdir -p /app/config && printf '[main]\ncolor = blue\n' > /app/config/default.ini",
+            (("cp /app/config/default.ini /app/config/local.ini", ""),)),
+    Example("Rename /app/photo1.jpg to /app/beach.jpg.", "echo jpg > /app/photo1.jpg",
+            (("mv /app/photo1.jpg /app/beach.jpg", ""),
+             ("ls /app", "beach.jpg"))),
+    Example("Replace the word 'draft' with 'final' everywhere in /app/report.md, editing the file in place.",
+            "printf 'draft one\nthe draft is done\n' > /app/report.md",
+            (("sed -i 's/draft/final/g' /app/report.md", ""),
+             ("cat /app/report.md", "final one\nthe final is done"))),
+    Example("Put the first 4 lines of /app/diary.txt in a new file /app/start.txt.",
+            "seq 1 9 | sed 's/^/day /' > /app/diary.txt",
+            (("head -n 4 /app/diary.txt > /app/start.txt", ""),
+             ("cat /app/start.txt", "day 1\nday 2\nday 3\nday 4"))),
+    Example("Write the lines of /app/queue.txt to /app/stack.txt, last line first.",
+            "printf 'red\ngreen\nblue\n' > /app/queue.txt",
+            (("tac /app/queue.txt > /app/stack.txt", ""),
+             ("cat /app/stack.txt", "blue\ngreen\nred"))),
+    Example("Find the age of carol in /app/people.csv and save only that number in /app/age.txt.",
+            "printf 'name,age,town\nbob,31,york\ncarol,27,leeds\n' > /app/people.csv",
+            (("head -n 1 /app/people.csv", "name,age,town"),
+             ("grep '^carol,' /app/people.csv | cut -d, -f2 > /app/age.txt", ""),
+             ("cat /app/age.txt", "27"))),
+    Example("How many records are in /app/orders.csv, not counting the header row? Write the number to "
+            "/app/total.txt.",
+            "printf 'id,item\n1,pen\n2,cup\n3,hat\n' > /app/orders.csv",
+            (("tail -n +2 /app/orders.csv | wc -l > /app/total.txt", ""),
+             ("cat /app/total.txt", "3"))),
+    Example("In the settings file /app/db.ini, change timeout to 30 and keep every other line as it is.",
+            "printf 'host = local\ntimeout = 10\nretries = 2\n' > /app/db.ini",
+            (("sed -i 's/^timeout = .*/timeout = 30/' /app/db.ini", ""),
+             ("cat /app/db.ini", "host = local\ntimeout = 30\nretries = 2"))),
+    Example("Write an executable bash script /app/hello.sh that prints exactly: hi there", "",
+            (("printf '#!/bin/bash\\necho \"hi there\"\\n' > /app/hello.sh && chmod +x /app/hello.sh", ""),
+             ("/app/hello.sh", "hi there"))),
+    Example("The script /app/run.sh is meant to put 'all good' in /app/status.txt, but it errors. Repair it, "
+            "then run it.",
+            "printf '#!/bin/bash\\ncd /app\\nech \"all good\" > status.txt\\n' > /app/run.sh",
+            (("cat /app/run.sh", '#!/bin/bash\ncd /app\nech "all good" > status.txt'),
+             ("sed -i 's/^ech /echo /' /app/run.sh && bash /app/run.sh", ""),
+             ("cat /app/status.txt", "all good"))),
+    Example("Write to /app/errors.txt how many lines of /app/events.log have the level ERROR.",
+            "printf '09:00 INFO start\n09:01 ERROR disk\n09:02 WARN slow\n09:03 ERROR net\n' > /app/events.log",
+            (("grep -c ' ERROR ' /app/events.log > /app/errors.txt", ""),
+             ("cat /app/errors.txt", "2"))),
+    Example("Unpack /app/backup.tar.gz into a new directory /app/restore.",
+            "mkdir -p /tmp/src && echo hi > /tmp/src/a.txt && tar -czf /app/backup.tar.gz -C /tmp/src a.txt",
+            (("mkdir -p /app/restore && tar -xzf /app/backup.tar.gz -C /app/restore", ""),
+             ("ls /app/restore", "a.txt"))),
+    Example("Pack the folder /app/photos into the gzip tar archive /app/photos.tar.gz.",
+            "mkdir -p /app/photos && echo x > /app/photos/cat.jpg",
+            (("tar -czf /app/photos.tar.gz -C /app photos", ""),
+             ("tar -tzf /app/photos.tar.gz", "photos/\nphotos/cat.jpg"))),
+    Example("In /app/calc.py the function halve should divide x by 2, but it is wrong. Correct it.",
+            "printf 'def halve(x):\\n    return x * 2\\n' > /app/calc.py",
+            (("cat /app/calc.py", "def halve(x):\n    return x * 2"),
+             ("sed -i 's/x \\* 2/x \\/ 2/' /app/calc.py", ""),
+             ("cd /app && python3 -c 'from calc import halve; print(halve(8))'", "4.0"))),
 ]
+
+_STOP = frozenset("""a an and any app as at be but by each every file for from have in into is it its
+itself just new of on only or so that the then this to with write""".split())
+
+
+def _words(text: str) -> set[str]:
+    """Lower-case words less stop words, crudely stemmed (lines/line, editing/edit)."""
+    words = (re.sub(r"(ing|ed|s)$", "", w) if len(w) > 4 else w for w in re.findall(r"[a-z]+", text.lower()))
+    return {w for w in words if w not in _STOP and len(w) > 1}
+
+
+def choose_examples(instruction: str, n: int = 3) -> list[Example]:
+    """The `n` examples whose instructions share the most words with `instruction`, each shared word
+    weighted by how rare it is in the set (idf, so 'txt' counts less than 'csv'); most similar last,
+    since a small model follows the example nearest to the task. Ties keep the set's order."""
+    bags = [_words(ex.instruction) for ex in EXAMPLES]
+    idf = {w: math.log(len(bags) / sum(w in b for b in bags)) for b in bags for w in b}
+    words = _words(instruction)
+    score = [sum(idf[w] for w in words & b) for b in bags]
+    ranked = sorted(range(len(EXAMPLES)), key=lambda i: (-score[i], i))
+    return [EXAMPLES[i] for i in reversed(ranked[:n])]
 
 
 def _reply(cmd: str | None, fmt: str) -> str:
     if fmt == "json":
         if cmd is None:
             return '{"analysis": "The task is done.", "plan": "", "commands": [], "task_complete": true}'
-        return ('{"analysis": "", "plan": "", "commands": [{"keystrokes": "%s\\n", "duration": 0.1}], '
-                '"task_complete": false}' % cmd.replace('"', '\\"'))
+        return json.dumps({"analysis": "", "plan": "", "commands": [{"keystrokes": cmd + "\n", "duration": 0.1}],
+                           "task_complete": False})
     return "TASK COMPLETE" if cmd is None else f"```bash\n{cmd}\n```"
 
 
-def example_turns(fmt: str) -> list[tuple[str, str]]:
-    """The worked examples as (role, text) chat turns: task, reply, output, ..., done."""
+def example_turns(fmt: str, examples: list[Example]) -> list[tuple[str, str]]:
+    """Worked examples as (role, text) chat turns: task, reply, output, ..., done."""
     turns = []
-    for instruction, steps in EXAMPLES:
-        turns.append(("user", TASK_TEMPLATE.format(instruction=instruction, workdir="/app")))
-        for cmd, output in steps:
+    for ex in examples:
+        turns.append(("user", TASK_TEMPLATE.format(instruction=ex.instruction, workdir="/app")))
+        for cmd, output in ex.steps:
             turns += [("assistant", _reply(cmd, fmt)), ("user", output or "(no output)")]
         turns.append(("assistant", _reply(None, fmt)))
     return turns
