@@ -107,6 +107,48 @@ def test_the_continuous_engine_fills_its_decode_slots_and_keeps_its_sandboxes_wi
     assert seen["busy"] == 2 and seen["max_open"] == 3 and seen["open"] == 0, seen
 
 
+def test_a_later_turn_reuses_the_cached_blocks_of_its_episodes_earlier_turns(tiny_policy, core, bwrap_ok, monkeypatch):
+    """Each turn's prompt is the last prompt + reply + new observation. The continuous engine keeps the cache
+    blocks of a finished (or cancelled) reply, so a later turn computes only its new tokens and the last
+    partial page: every full page of the episode's previous prompt is found in the cache."""
+    from transformers.generation.continuous_batching.cache import PagedAttentionCache
+
+    from rsi_lite import rollout
+
+    matches, owner = [], {}
+    search = PagedAttentionCache.search_prefix_match
+
+    def spy(self, rid, prompt_ids):
+        n = search(self, rid, prompt_ids)
+        matches.append((rid, len(prompt_ids), n))
+        return n
+    real_make = rollout.make_generator
+
+    def make(*a, **k):
+        g = real_make(*a, **k)
+        new = g._replies.new
+
+        def keyed(key):
+            rid = new(key)
+            owner[rid] = key
+            return rid
+        g._replies.new = keyed
+        return g
+
+    monkeypatch.setattr(PagedAttentionCache, "search_prefix_match", spy)
+    monkeypatch.setattr(rollout, "make_generator", make)
+    cfg = RolloutConfig(harness="exemplar", max_turns=3, max_new_tokens=8, temperature=1.0, batch_size=2)
+    run_episodes(tiny_policy, [(core[i], i) for i in range(3)], cfg)
+    page, last, later = 64, {}, 0
+    for rid, n, matched in matches:
+        key = owner[rid]
+        if key in last:
+            later += 1
+            assert matched >= last[key] // page * page, (key, last[key], n, matched)
+        last[key] = n
+    assert later >= 3
+
+
 def test_jsonl_roundtrip(tiny_policy, core, tmp_path, bwrap_ok):
     trajs = run_episodes(tiny_policy, [(core[0], 0)], RolloutConfig(max_turns=1, max_new_tokens=8))
     write_trajectories(trajs, tmp_path / "t.jsonl")
