@@ -8,10 +8,10 @@ from rsi_lite.harness import strip_kinds
 from rsi_lite.harness.harnesses import HARNESSES, HarnessState, cap_text, make_harness
 from rsi_lite.harness.prompts import EXAMPLES, choose_examples
 from rsi_lite.sandbox import make_sandbox
-from rsi_lite.tasks.task import EnvironmentSpec
 from rsi_lite.sandbox.base import CommandResult
 from rsi_lite.tasks import find_tasks
 from rsi_lite.tasks.audit import jaccard, shingles, task_text
+from rsi_lite.tasks.task import EnvironmentSpec
 
 from .conftest import TASKS
 

@@ -117,14 +117,16 @@ def _words(text: str) -> set[str]:
     return {w for w in words if w not in _STOP and len(w) > 1}
 
 
+_BAGS = [_words(ex.instruction) for ex in EXAMPLES]
+_IDF = {w: math.log(len(_BAGS) / sum(w in b for b in _BAGS)) for b in _BAGS for w in b}
+
+
 def choose_examples(instruction: str, n: int = 3) -> list[Example]:
     """The `n` examples whose instructions share the most words with `instruction`, each shared word
     weighted by how rare it is in the set (idf, so 'txt' counts less than 'csv'); most similar last,
     since a small model follows the example nearest to the task. Ties keep the set's order."""
-    bags = [_words(ex.instruction) for ex in EXAMPLES]
-    idf = {w: math.log(len(bags) / sum(w in b for b in bags)) for b in bags for w in b}
     words = _words(instruction)
-    score = [sum(idf[w] for w in words & b) for b in bags]
+    score = [sum(_IDF[w] for w in words & b) for b in _BAGS]
     ranked = sorted(range(len(EXAMPLES)), key=lambda i: (-score[i], i))
     return [EXAMPLES[i] for i in reversed(ranked[:n])]
 

@@ -8,10 +8,10 @@ cache, chunked prefill, prefix sharing: the system prompt and worked examples th
 episode starts with are computed once and their cache blocks shared), which runs on the
 CPU too. The blocks of a finished or cancelled reply stay cached, so an episode's next turn
 (its last prompt + reply + the new observation) computes only its new tokens and the last
-partial page (checked by a test). What we add: a stop pattern (a reply ends once its code block is closed; the
-manager knows only stop tokens, so we watch the streamed tokens and cancel the request),
-and keys of our own so that a late token of a cancelled request is never mistaken for a
-new one.
+partial page (checked by a test). What we add: a stop pattern (a reply ends once its code
+block is closed; the manager knows only stop tokens, so we watch the streamed tokens and
+cancel the request), and keys of our own so that a late token of a cancelled request is
+never mistaken for a new one.
 
 Log-probabilities are those of the distribution the token was drawn from (after
 temperature and top-p), as in `generate_batch`.
