@@ -85,3 +85,54 @@ def test_qlora_policy_loads_with_a_trainable_actor_adapter_only():
 def test_bad_quantization_is_refused():
     with pytest.raises(ValueError, match="quantization"):
         load_policy(PolicyConfig(quantization="8bit"))
+
+
+def test_per_request_attention_equals_the_block_diagonal_sdpa():
+    """`varlen_sdpa` on a packed batch (a prefill chunk after 3 cached tokens, a decoded token, a fresh
+    prompt) gives what the stock sdpa gives with the manager's block-diagonal mask."""
+    from types import SimpleNamespace
+
+    from transformers.generation.continuous_batching.utils import build_attention_mask
+    from transformers.integrations.sdpa_attention import sdpa_attention_forward
+
+    from rsi_lite.policy.batching import varlen_sdpa
+
+    torch.manual_seed(0)
+    cu_q, cu_k = [0, 5, 6, 10], [0, 8, 14, 18]  # (q, k) lengths (5, 8), (1, 6), (4, 4)
+    q, k, v = torch.randn(1, 4, 10, 8), torch.randn(1, 2, 18, 8), torch.randn(1, 2, 18, 8)
+    mask = torch.full((1, 1, 10, 18), torch.finfo(torch.float32).min)
+    build_attention_mask(mask, cu_q, cu_k)
+    module = SimpleNamespace(num_key_value_groups=2, is_causal=True)
+    bounds = dict(cu_seq_lens_q=torch.tensor(cu_q), cu_seq_lens_k=torch.tensor(cu_k), is_causal=False)
+    ref, _ = sdpa_attention_forward(module, q, k, v, mask, scaling=0.5, **bounds)
+    got, _ = varlen_sdpa(module, q, k, v, mask, scaling=0.5, **bounds)
+    assert got.shape == ref.shape == (1, 10, 4, 8)
+    assert torch.allclose(got, ref, atol=1e-5)
+    plain, _ = varlen_sdpa(module, q, k, v, mask, scaling=0.5, is_causal=False)  # no bounds: the stock path
+    assert torch.equal(plain, ref)
+
+
+def test_the_continuous_generator_attends_per_request_on_the_cpu_with_the_same_replies(tiny, tokenizer, monkeypatch):
+    from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
+
+    from rsi_lite.policy import batching
+
+    calls = []
+    real = batching.varlen_sdpa
+    monkeypatch.setattr(batching, "varlen_sdpa", lambda *a, **k: calls.append(1) or real(*a, **k))
+    torch.manual_seed(1)
+    prompts = [torch.randint(100, 4000, (n,)).tolist() for n in (30, 41, 17, 52)]
+    replies = {}
+    for route in (True, False):
+        calls.clear()
+        with batching.ContinuousGenerator(tiny, tokenizer, max_new_tokens=12, temperature=0.0, stop_ids=[0],
+                                          max_concurrent=4, per_request_attention=route) as g:
+            for i, p in enumerate(prompts):
+                g.submit(i, p)
+            got = {}
+            while len(got) < len(prompts):
+                got.update(dict(g.poll()))
+        replies[route] = {i: r.token_ids for i, r in got.items()}
+        assert "sdpa" not in ALL_ATTENTION_FUNCTIONS._local_mapping  # routed only while a generator runs
+        assert bool(calls) == route
+    assert replies[True] == replies[False]
