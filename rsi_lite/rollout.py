@@ -28,10 +28,10 @@ from .harness.messages import Message
 from .policy.batching import ContinuousGenerator
 from .policy.generate import generate_batch
 from .rewards import compute_reward
-from .sandbox import SandboxLimits, make_sandbox
+from .sandbox import SandboxError, SandboxLimits, make_sandbox
 from .tasks.task import Task
 from .trajectory import TokenStream, Trajectory, stop_token_ids
-from .verify import verify_sandbox
+from .verify import VerifierReport, verify_sandbox
 
 BLOCK_CLOSED = re.compile(r"```[^\n`]*\n.*?\n```", re.S)
 
@@ -90,6 +90,8 @@ class _Episode:
     sandbox: object
     timings: dict = field(default_factory=lambda: {"generate_s": 0.0, "sandbox_s": 0.0, "verify_s": 0.0})
     report: object = None
+    lost: str = ""
+    """Why the sandbox died mid-episode (a command can kill its shell, e.g. `kill -9 $PPID`); empty if it lives."""
 
 
 def run_episodes(policy, jobs: list[tuple], cfg: RolloutConfig | None = None, *, policy_name: str = "base",
@@ -252,14 +254,23 @@ def _act(e: _Episode, limits: SandboxLimits) -> list[Message]:
         e.timings["verify_s"] += time.monotonic() - v0
         return rep
 
-    new = e.harness.step(e.state, e.messages[-1].content, lambda c, to: e.sandbox.exec(c, timeout=to), verify)
+    try:
+        new = e.harness.step(e.state, e.messages[-1].content, lambda c, to: e.sandbox.exec(c, timeout=to), verify)
+    except SandboxError as err:  # this episode's sandbox is gone: it ends, failed; the other episodes go on
+        e.lost = str(err)
+        e.state.finish("sandbox")
+        new = []
     e.timings["sandbox_s"] += time.monotonic() - t
     return new
 
 
 def _final_verify(e: _Episode, limits: SandboxLimits) -> None:
     t = time.monotonic()
-    e.report = verify_sandbox(e.sandbox, e.task, limits=limits)
+    if e.lost:
+        e.report = VerifierReport(strict=0, passed=0, failed=0, total=0, valid=False,
+                                  reason=f"sandbox lost: {e.lost}")
+    else:
+        e.report = verify_sandbox(e.sandbox, e.task, limits=limits)
     e.timings["verify_s"] += time.monotonic() - t
     e.sandbox.close()
 

@@ -255,3 +255,33 @@ def test_the_vllm_generator_serves_the_rollout_engine(tiny_policy, core, monkeyp
             a, b = t.turn_spans[1]
             assert t.token_ids[b - 1] == im_end
         assert all(lp == -0.5 for lp, m in zip(t.logprobs, t.action_mask) if m)
+
+
+def test_a_sandbox_that_dies_mid_episode_ends_that_episode_failed_not_the_run(tiny_policy, core, bwrap_ok):
+    """A sandbox that dies mid-episode (an evaluation met one: a command had killed its shell loop) ends that
+    episode with reason 'sandbox' and a failing report that says why, instead of an error that would stop
+    every other episode of the run. Here the sandbox's init process is killed from outside."""
+    import os
+    import signal
+    import time
+
+    from rsi_lite.harness.messages import Message
+    from rsi_lite.rollout import _act, _final_verify, _open_episode, _trajectory
+    from rsi_lite.sandbox import SandboxError, SandboxLimits
+
+    cfg, limits = RolloutConfig(max_turns=3), SandboxLimits(command_timeout=10)
+    e = _open_episode((core[0], 0), cfg, tiny_policy.tokenizer, limits)
+    os.kill(e.sandbox._init_pid, signal.SIGKILL)
+    for _ in range(100):
+        if not os.path.exists(f"/proc/{e.sandbox._init_pid}/root/run"):
+            break
+        time.sleep(0.02)
+    with pytest.raises(SandboxError):
+        e.sandbox.exec("echo alive", timeout=5)
+    e.messages.append(Message("action", "```bash\nls\n```"))
+    assert _act(e, limits) == []
+    assert e.state.done and e.state.finish_reason == "sandbox"
+    _final_verify(e, limits)
+    t = _trajectory(e, cfg, "base", {}, 1.0)
+    assert t.finish_reason == "sandbox" and t.verifier["strict"] == 0 and not t.verifier["valid"]
+    assert t.verifier["reason"].startswith("sandbox lost:") and t.rewards["s"] == 0

@@ -207,7 +207,10 @@ class Sandbox(ABC):
         self._n += 1
         nonce = secrets.token_hex(8)
         path = f"/run/rsi/cmd{self._n}.sh"
-        self._put_file(path, command.encode() + b"\n", 0o644)
+        try:
+            self._put_file(path, command.encode() + b"\n", 0o644)
+        except OSError as err:  # its file tree went with it: an earlier command killed the sandbox's shell
+            raise SandboxError(f"the sandbox is gone (did a command kill its shell?): {err}") from err
         t0 = time.monotonic()
         self._write(f" source {self.shell_path(path)} < /dev/null; printf '\\036RSI{nonce}:%d\\036\\n' $?\n".encode())
         cap = OutputCap(self.limits.output_bytes)
