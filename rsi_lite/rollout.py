@@ -254,11 +254,19 @@ def _act(e: _Episode, limits: SandboxLimits) -> list[Message]:
         e.timings["verify_s"] += time.monotonic() - v0
         return rep
 
+    def run(command, timeout):
+        try:
+            return e.sandbox.exec(command, timeout=timeout)
+        except SandboxError as err:  # this episode's own sandbox is gone (a verifier's error still propagates)
+            e.lost = str(err)
+            raise
+
     try:
-        new = e.harness.step(e.state, e.messages[-1].content, lambda c, to: e.sandbox.exec(c, timeout=to), verify)
-    except SandboxError as err:  # this episode's sandbox is gone: it ends, failed; the other episodes go on
-        e.lost = str(err)
-        e.state.finish("sandbox")
+        new = e.harness.step(e.state, e.messages[-1].content, run, verify)
+    except SandboxError:
+        if not e.lost:
+            raise
+        e.state.finish("sandbox")  # it ends, failed; the other episodes go on
         new = []
     e.timings["sandbox_s"] += time.monotonic() - t
     return new
