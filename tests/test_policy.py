@@ -136,3 +136,32 @@ def test_the_continuous_generator_attends_per_request_on_the_cpu_with_the_same_r
         assert "sdpa" not in ALL_ATTENTION_FUNCTIONS._local_mapping  # routed only while a generator runs
         assert bool(calls) == route
     assert replies[True] == replies[False]
+
+
+def test_the_forward_meter_counts_what_each_batch_prefilled_and_decoded(tiny, tokenizer):
+    from rsi_lite.policy.batching import ContinuousGenerator, ForwardMeter
+
+    torch.manual_seed(2)
+    prompts = [torch.randint(100, 4000, (n,)).tolist() for n in (30, 41, 17)]  # shorter than a page: no shared prefix
+    with ForwardMeter(tiny) as meter:
+        with ContinuousGenerator(tiny, tokenizer, max_new_tokens=6, temperature=0.0, stop_ids=[0],
+                                 max_concurrent=3) as g:
+            for i, p in enumerate(prompts):
+                g.submit(i, p)
+            got = {}
+            while len(got) < len(prompts):
+                got.update(dict(g.poll()))
+    m = meter.summary(wall=100.0)
+    assert "forward" not in vars(tiny)  # unwrapped afterwards
+    assert m["prefill_tokens"] == sum(map(len, prompts))
+    # a reply's first token comes from its prompt's forward, each later one from a one-token forward
+    assert m["decode_tokens"] == sum(len(r.token_ids) - 1 for r in got.values())
+    assert 1 <= m["mean_decode_rows"] <= 3 and m["forwards"] == len(meter.calls)
+    assert 0 < m["forward_s"] <= 100 and m["forward_share"] == m["forward_s"] / 100
+
+    with ForwardMeter(tiny) as meter:  # generate: every row of the batch is a request
+        with torch.no_grad():
+            tiny.generate(input_ids=torch.tensor([prompts[0][:9], prompts[1][:9]]), max_new_tokens=4,
+                          min_new_tokens=4, do_sample=False, pad_token_id=0)
+    m = meter.summary()
+    assert (m["forwards"], m["prefill_tokens"], m["decode_tokens"], m["mean_decode_rows"]) == (4, 18, 6, 2.0)

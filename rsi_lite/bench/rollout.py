@@ -15,6 +15,12 @@ discovery round, a PPO step's queue) has more episodes than slots, and an engine
 judged on how well it keeps its slots full. With as many episodes as slots, the last
 few stragglers decode alone at the end (`--episodes 16` shows that case).
 
+Under each line, where that run's wall time went (`policy.batching.ForwardMeter`): the
+model's forwards and their share of the wall, the tokens they prefilled and decoded, and
+the mean number of requests decoding per forward (how full the slots were kept). Raw
+generate prefills every prompt whole, padding included; the engines share prompt prefixes
+and each episode's earlier turns, but prefill every observation.
+
 Targets (issue 3): engine >= 0.8 x raw, engine >= 4 x sequential. The last two lines are
 `engine/raw = X.XX` and `engine/sequential = Y.YY`. A benchmark, not a test.
 """
@@ -30,6 +36,7 @@ import torch
 def main(argv: list[str] | None = None) -> None:
     from ..paths import TASKS_ROOT
     from ..harness.harnesses import make_harness
+    from ..policy.batching import ForwardMeter
     from ..policy.model import PolicyConfig, load_policy
     from ..rollout import RolloutConfig, run_episodes
     from ..trajectory import TokenStream
@@ -55,15 +62,17 @@ def main(argv: list[str] | None = None) -> None:
     # raw: generate calls of a.batch prompts, left-padded, every row exactly a.tokens long
     pad = pol.tokenizer.pad_token_id
     t0 = time.perf_counter()
-    for s in range(0, len(prompts), a.batch):
-        chunk = prompts[s:s + a.batch]
-        width = max(map(len, chunk))
-        ids = torch.tensor([[pad] * (width - len(p)) + p for p in chunk])
-        mask = (torch.arange(width)[None, :] >= torch.tensor([width - len(p) for p in chunk])[:, None]).long()
-        with torch.no_grad():
-            pol.model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=a.tokens, min_new_tokens=a.tokens,
-                               do_sample=False, pad_token_id=pad)
-    raw = len(prompts) * a.tokens / (time.perf_counter() - t0)
+    with ForwardMeter(pol.model) as raw_meter:
+        for s in range(0, len(prompts), a.batch):
+            chunk = prompts[s:s + a.batch]
+            width = max(map(len, chunk))
+            ids = torch.tensor([[pad] * (width - len(p)) + p for p in chunk])
+            mask = (torch.arange(width)[None, :] >= torch.tensor([width - len(p) for p in chunk])[:, None]).long()
+            with torch.no_grad():
+                pol.model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=a.tokens,
+                                   min_new_tokens=a.tokens, do_sample=False, pad_token_id=pad)
+    raw_wall = time.perf_counter() - t0
+    raw = len(prompts) * a.tokens / raw_wall
 
     cfg = RolloutConfig(harness=a.harness, max_turns=a.turns, max_new_tokens=a.tokens, temperature=0.0, batch_size=a.batch)
     jobs = [(t, 0) for t in tasks]
@@ -72,15 +81,26 @@ def main(argv: list[str] | None = None) -> None:
                              ("sequential", 1, "continuous")):
         t0 = time.perf_counter()
         one = {"open_episodes": 1} if bs == 1 else {}  # one episode at a time: no other opened ahead
-        trajs = run_episodes(pol, jobs, RolloutConfig(**{**cfg.to_dict(), "batch_size": bs, "engine": engine, **one}))
+        with ForwardMeter(pol.model) as meter:
+            trajs = run_episodes(pol, jobs, RolloutConfig(**{**cfg.to_dict(), "batch_size": bs, "engine": engine, **one}))
         wall = time.perf_counter() - t0
         gen = sum(t.tokens["generated"] for t in trajs)
         rates[name] = gen / wall
         print(f"{name:10} {gen} tokens in {wall:.1f} s = {rates[name]:.1f} tokens/s "
               f"(sandbox {sum(t.timings['sandbox_s'] for t in trajs):.1f} s, verifier {sum(t.timings['verify_s'] for t in trajs):.1f} s)")
+        print(_meter_line(meter.summary(wall)))
     print(f"raw        {len(prompts) * a.tokens} tokens at batch {a.batch} = {raw:.1f} tokens/s")
+    print(_meter_line(raw_meter.summary(raw_wall)))
     print(f"engine/raw = {rates['engine'] / raw:.2f}")
     print(f"engine/sequential = {rates['engine'] / rates['sequential']:.2f}")
+
+
+def _meter_line(m: dict) -> str:
+    """Where a run's wall time went: the model's forwards (their share of the wall), the tokens they prefilled,
+    and how many requests decoded per forward on average (the occupancy of the slots)."""
+    return (f"           {m['forwards']} forwards, {m['forward_s']:.1f} s = {100 * m['forward_share']:.0f}% of the wall; "
+            f"{m['prefill_tokens']} tokens prefilled, {m['decode_tokens']} decoded, "
+            f"{m['mean_decode_rows']:.1f} decoding per forward")
 
 
 if __name__ == "__main__":

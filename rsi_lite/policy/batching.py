@@ -94,6 +94,64 @@ class _VarlenRoute:
                 del ALL_ATTENTION_FUNCTIONS["sdpa"]
 
 
+class ForwardMeter:
+    """Counts what a model's forward passes computed: a benchmark's view of the batches a generator built.
+
+    `with ForwardMeter(model) as m: ...` wraps the (base) model's `forward` for the block. For each
+    call it records the query tokens, the wall seconds and, for a continuous-batching call (one that
+    carries `cu_seq_lens_q`), how many requests decoded one token and how many tokens were prefilled.
+    A call without the bounds (`model.generate`) counts each row of its batch as one request.
+    """
+
+    def __init__(self, model):
+        self.model = model.get_base_model() if hasattr(model, "get_base_model") else model
+        self.calls: list[dict] = []
+
+    def __enter__(self):
+        import time
+
+        real = self.model.forward
+
+        def forward(*args, **kwargs):
+            t0 = time.perf_counter()
+            out = real(*args, **kwargs)
+            self.calls.append({**self._shape(kwargs), "seconds": time.perf_counter() - t0})
+            return out
+
+        self._own = "forward" in vars(self.model)  # an instance attribute already (a hook's wrapper): put it back
+        self._real, self.model.forward = real, forward
+        return self
+
+    def __exit__(self, *exc):
+        if self._own:
+            self.model.forward = self._real
+        else:
+            del self.model.forward  # the class's own forward again
+        return False
+
+    @staticmethod
+    def _shape(kwargs) -> dict:
+        import torch
+
+        ids, cu = kwargs.get("input_ids"), kwargs.get("cu_seq_lens_q")
+        if torch.is_tensor(cu):
+            lens = [b - a for a, b in zip(cu.tolist(), cu.tolist()[1:])]
+            return {"tokens": sum(lens), "decode": sum(n == 1 for n in lens), "prefill": sum(n for n in lens if n > 1)}
+        rows, width = (ids.shape[0], ids.shape[-1]) if torch.is_tensor(ids) else (0, 0)
+        return {"tokens": rows * width, "decode": rows if width == 1 else 0, "prefill": rows * width if width > 1 else 0}
+
+    def summary(self, wall: float | None = None) -> dict:
+        """Forwards, their seconds (and share of `wall`), tokens prefilled, and the mean requests decoding per
+        forward that decoded any (the batch occupancy: at most the slot count)."""
+        dec = [c["decode"] for c in self.calls if c["decode"]]
+        out = {"forwards": len(self.calls), "forward_s": sum(c["seconds"] for c in self.calls),
+               "prefill_tokens": sum(c["prefill"] for c in self.calls),
+               "decode_tokens": sum(dec), "mean_decode_rows": sum(dec) / len(dec) if dec else 0.0}
+        if wall:
+            out["forward_share"] = out["forward_s"] / wall
+        return out
+
+
 class Replies:
     """The bookkeeping both continuous generators share (this one and `vllm_backend.VLLMGenerator`).
 
