@@ -98,8 +98,8 @@ class ForwardMeter:
     """Counts what a model's forward passes computed: a benchmark's view of the batches a generator built.
 
     `with ForwardMeter(model) as m: ...` wraps the (base) model's `forward` for the block. For each
-    call it records the query tokens, the wall seconds and, for a continuous-batching call (one that
-    carries `cu_seq_lens_q`), how many requests decoded one token and how many tokens were prefilled.
+    call it records the wall seconds, how many requests decoded one token and how many tokens were
+    prefilled; a continuous-batching call says where its requests begin and end (`cu_seq_lens_q`).
     A call without the bounds (`model.generate`) counts each row of its batch as one request.
     """
 
@@ -135,10 +135,11 @@ class ForwardMeter:
 
         ids, cu = kwargs.get("input_ids"), kwargs.get("cu_seq_lens_q")
         if torch.is_tensor(cu):
-            lens = [b - a for a, b in zip(cu.tolist(), cu.tolist()[1:])]
-            return {"tokens": sum(lens), "decode": sum(n == 1 for n in lens), "prefill": sum(n for n in lens if n > 1)}
+            bounds = cu.tolist()
+            lens = [b - a for a, b in zip(bounds, bounds[1:])]
+            return {"decode": sum(n == 1 for n in lens), "prefill": sum(n for n in lens if n > 1)}
         rows, width = (ids.shape[0], ids.shape[-1]) if torch.is_tensor(ids) else (0, 0)
-        return {"tokens": rows * width, "decode": rows if width == 1 else 0, "prefill": rows * width if width > 1 else 0}
+        return {"decode": rows if width == 1 else 0, "prefill": rows * width if width > 1 else 0}
 
     def summary(self, wall: float | None = None) -> dict:
         """Forwards, their seconds (and share of `wall`), tokens prefilled, and the mean requests decoding per
