@@ -92,7 +92,7 @@ def test_extractive_runbook_names_tools_files_checks_and_pitfalls():
     book = extractive_runbook(instruction, msgs)
     assert validate(book) == []
     assert book["milestones"] == ["Use `cp` on /app/a.txt, /app/b.txt"]
-    assert book["checks"] == ["Look at /app/b.txt with `cat` before finishing"]
+    assert book["checks"] == ["Only read /app/b.txt with `cat` before finishing; do not write to it again"]
     assert book["pitfalls"][0].startswith("`cp` failed here (exit 1): cp: cannot stat")
     assert "cp /app/a.txt /app/b.txt" not in render(book)  # tools and files, never the command
     assert extractive_runbook(instruction, msgs[:1] + msgs[5:]) is None  # only inspected: nothing to teach

@@ -3,7 +3,7 @@
 A runbook is a JSON object, not the answer:
 
     {"milestones": ["Use `sort` and `uniq` on /app/names.txt to produce /app/unique.txt"],
-     "checks":     ["Look at /app/unique.txt with `cat` before finishing"],
+     "checks":     ["Only read /app/unique.txt with `cat` before finishing; do not write to it again"],
      "pitfalls":   ["`sort -u /app/names` failed: No such file or directory"]}
 
 Two planners write them from a success (a stripped trajectory):
@@ -11,8 +11,10 @@ Two planners write them from a success (a stripped trajectory):
   writes valid JSON rarely, so its schema-pass rate is recorded;
 - the extractive planner: the same schema derived deterministically from the trajectory:
   the tools it used and the files of the instruction they touched (milestones), the
-  inspections it ran after its last change (checks), the commands that failed before it
-  succeeded (pitfalls). It names tools and files, never whole commands or outputs.
+  inspections it ran after its last change (checks, worded read-only: told only to "look
+  at out.txt with `cat`", the 135M model's re-solves wrote `cat out.txt > out.txt`), the
+  commands that failed before it succeeded (pitfalls). It names tools and files, never
+  whole commands or outputs.
 """
 
 from __future__ import annotations
@@ -142,7 +144,7 @@ def extractive_runbook(instruction: str, messages: list[dict]) -> dict | None:
     for cmd, obs in steps[last_change + 1:]:
         tools, files = _tools(cmd), _files(cmd, instruction)
         if not EXIT.search(obs) and files:
-            checks.append(f"Look at {', '.join(files)} with `{tools[0]}` before finishing")
+            checks.append(f"Only read {', '.join(files)} with `{tools[0]}` before finishing; do not write to it again")
     targets = [f for f in _files(instruction, instruction) if f.startswith("/")]
     if not checks and targets:
         checks.append(f"Make sure {targets[-1]} is as the task asks before finishing")
