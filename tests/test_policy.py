@@ -143,6 +143,8 @@ def test_the_forward_meter_counts_what_each_batch_prefilled_and_decoded(tiny, to
 
     torch.manual_seed(2)
     prompts = [torch.randint(100, 4000, (n,)).tolist() for n in (30, 41, 17)]  # shorter than a page: no shared prefix
+    vocab_rows = []  # rows projected onto the vocabulary, per forward
+    hook = tiny.lm_head.register_forward_hook(lambda mod, inp, out: vocab_rows.append(inp[0].shape[-2]))
     with ForwardMeter(tiny) as meter:
         with ContinuousGenerator(tiny, tokenizer, max_new_tokens=6, temperature=0.0, stop_ids=[0],
                                  max_concurrent=3) as g:
@@ -151,8 +153,11 @@ def test_the_forward_meter_counts_what_each_batch_prefilled_and_decoded(tiny, to
             got = {}
             while len(got) < len(prompts):
                 got.update(dict(g.poll()))
+    hook.remove()
     m = meter.summary(wall=100.0)
     assert "forward" not in vars(tiny)  # unwrapped afterwards
+    # metering changes nothing the manager computes: one vocabulary row per token sampled, none per prefilled token
+    assert sum(vocab_rows) == sum(len(r.token_ids) for r in got.values())
     assert m["prefill_tokens"] == sum(map(len, prompts))
     # a reply's first token comes from its prompt's forward, each later one from a one-token forward
     assert m["decode_tokens"] == sum(len(r.token_ids) - 1 for r in got.values())

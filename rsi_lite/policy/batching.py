@@ -31,6 +31,7 @@ two runs with the same seed agree only under greedy decoding.
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 
@@ -101,6 +102,9 @@ class ForwardMeter:
     call it records the wall seconds, how many requests decoded one token and how many tokens were
     prefilled; a continuous-batching call says where its requests begin and end (`cu_seq_lens_q`).
     A call without the bounds (`model.generate`) counts each row of its batch as one request.
+    The wrapper keeps `forward`'s signature: transformers' continuous batching reads it to decide
+    whether the model can project only the positions it samples from onto the vocabulary
+    (`logits_to_keep`), and a bare `(*args, **kwargs)` made it project every prefilled token.
     """
 
     def __init__(self, model):
@@ -112,6 +116,7 @@ class ForwardMeter:
 
         real = self.model.forward
 
+        @functools.wraps(real)  # keeps the signature: the manager reads it to decide on `logits_to_keep`
         def forward(*args, **kwargs):
             t0 = time.perf_counter()
             out = real(*args, **kwargs)
