@@ -68,6 +68,9 @@ class RolloutConfig:
     """continuous: episodes open at once (each holds a sandbox). 0: twice `batch_size`, so that while some
     episodes run commands or their verifier, others have their next prompt ready for every decode slot
     that frees. With `batch_size` 1 and `open_episodes` 1, one episode at a time."""
+    page_size: int = 64
+    """continuous: tokens per KV-cache page. Only whole pages are shared between prompts, so each turn
+    computes again the partial page its previous prompt and reply ended on (smaller pages: less of that)."""
     engine: str = "continuous"
     """continuous (episodes join and leave the batch at any step) or lockstep (one generate call per turn)."""
     seed: int = 0
@@ -319,7 +322,7 @@ def make_generator(policy, cfg: RolloutConfig, stop_ids: list[int]):
     vLLM for a `policy.vllm_backend.VLLMPolicy` (same interface; see scale_up/)."""
     kw = dict(max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature, top_p=cfg.top_p, stop_ids=stop_ids,
               seed=cfg.seed, stop_pattern=BLOCK_CLOSED if cfg.stop_after_block and cfg.action_format == "bash" else None,
-              max_concurrent=cfg.batch_size, context_budget=cfg.context_budget)
+              max_concurrent=cfg.batch_size, context_budget=cfg.context_budget, page_size=cfg.page_size)
     if hasattr(policy, "engine"):
         from .policy.vllm_backend import VLLMGenerator
 

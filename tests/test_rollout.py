@@ -107,7 +107,9 @@ def test_the_continuous_engine_fills_its_decode_slots_and_keeps_its_sandboxes_wi
     assert seen["busy"] == 2 and seen["max_open"] == 3 and seen["open"] == 0, seen
 
 
-def test_a_later_turn_reuses_the_cached_blocks_of_its_episodes_earlier_turns(tiny_policy, core, bwrap_ok, monkeypatch):
+@pytest.mark.parametrize("page", [64, 16])
+def test_a_later_turn_reuses_the_cached_blocks_of_its_episodes_earlier_turns(tiny_policy, core, bwrap_ok, monkeypatch,
+                                                                              page):
     """Each turn's prompt is the last prompt + reply + new observation. The continuous engine keeps the cache
     blocks of a finished (or cancelled) reply, so a later turn computes only its new tokens and the last
     partial page: every full page of the episode's previous prompt is found in the cache."""
@@ -137,9 +139,10 @@ def test_a_later_turn_reuses_the_cached_blocks_of_its_episodes_earlier_turns(tin
 
     monkeypatch.setattr(PagedAttentionCache, "search_prefix_match", spy)
     monkeypatch.setattr(rollout, "make_generator", make)
-    cfg = RolloutConfig(harness="exemplar", max_turns=3, max_new_tokens=8, temperature=1.0, batch_size=2)
+    cfg = RolloutConfig(harness="exemplar", max_turns=3, max_new_tokens=8, temperature=1.0, batch_size=2,
+                        page_size=page)
     run_episodes(tiny_policy, [(core[i], i) for i in range(3)], cfg)
-    page, last, later = 64, {}, 0
+    last, later = {}, 0
     for rid, n, matched in matches:
         key = owner[rid]
         if key in last:

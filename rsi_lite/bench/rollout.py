@@ -50,6 +50,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--tokens", type=int, default=64)
     ap.add_argument("--quantization", default="lora")
     ap.add_argument("--harness", default="plain")
+    ap.add_argument("--page-size", type=int, default=64, help="KV-cache page of the engines (tokens)")
     ap.add_argument("--runs", nargs="+", default=["engine", "lockstep", "sequential"],
                     choices=["engine", "lockstep", "sequential"], help="which engine runs (raw always runs)")
     a = ap.parse_args(argv)
@@ -77,7 +78,8 @@ def main(argv: list[str] | None = None) -> None:
     raw_wall = time.perf_counter() - t0
     raw = len(prompts) * a.tokens / raw_wall
 
-    cfg = RolloutConfig(harness=a.harness, max_turns=a.turns, max_new_tokens=a.tokens, temperature=0.0, batch_size=a.batch)
+    cfg = RolloutConfig(harness=a.harness, max_turns=a.turns, max_new_tokens=a.tokens, temperature=0.0, batch_size=a.batch,
+                        page_size=a.page_size)
     jobs = [(t, 0) for t in tasks]
     rates = {}
     for name, bs, engine in (("engine", a.batch, "continuous"), ("lockstep", a.batch, "lockstep"),
