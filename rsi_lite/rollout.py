@@ -70,7 +70,8 @@ class RolloutConfig:
     that frees. With `batch_size` 1 and `open_episodes` 1, one episode at a time."""
     page_size: int = 64
     """continuous: tokens per KV-cache page. Only whole pages are shared between prompts, so each turn
-    computes again the partial page its previous prompt and reply ended on (smaller pages: less of that)."""
+    computes again the partial page its previous prompt and reply ended on. Smaller pages compute less of
+    that, yet 16 ran slower than 64 on the CPU (`python -m rsi_lite.bench.rollout --page-size`, README)."""
     engine: str = "continuous"
     """continuous (episodes join and leave the batch at any step) or lockstep (one generate call per turn)."""
     seed: int = 0
