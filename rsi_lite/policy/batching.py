@@ -116,7 +116,7 @@ class ForwardMeter:
 
         real = self.model.forward
 
-        @functools.wraps(real)  # keeps the signature: the manager reads it to decide on `logits_to_keep`
+        @functools.wraps(real)  # the signature stays visible (see the docstring)
         def forward(*args, **kwargs):
             t0 = time.perf_counter()
             out = real(*args, **kwargs)
