@@ -1,7 +1,8 @@
 """The fixed texts of the harnesses: system prompts, worked examples, phase prompts.
 
-The worked examples use tasks of their own, worded differently and with other files and values
-than any family generator produces, so an exemplar never shows a suite's answer;
+The worked examples are worded like the families' own tasks, so that a small model sees which command
+fits, but use other files and values than any family generator produces, so an exemplar shows how and
+never a suite's answer;
 `tests/test_harness.py` checks that against the suites with the overlap audit's shingles, and
 runs every example in a sandbox to check that the outputs it shows are the real ones.
 """
@@ -35,9 +36,9 @@ class Example:
     """(command, its terminal output) for each turn."""
 
 
-# The exemplar set: one or two examples for each kind of operation the task families ask for, each with
-# its own wording, file names and values, so that no example is a suite or pool task (checked with the
-# overlap audit's shingles). The harness shows the few whose instructions share the most words with the
+# The exemplar set: one or two examples for each kind of operation the task families ask for, most in the
+# family's wording (the 135M model copies a differently worded example badly) but each with its own file
+# names and values, so that no example is a suite or pool task (checked with the overlap audit's shingles). The harness shows the few whose instructions share the most words with the
 # task at hand (`choose_examples`).
 EXAMPLES = [
     Example("Create a file named /app/notes/todo.md that contains the line: buy milk", "",
@@ -65,34 +66,35 @@ EXAMPLES = [
             "printf 'red\ngreen\nblue\n' > /app/queue.txt",
             (("tac /app/queue.txt > /app/stack.txt", ""),
              ("cat /app/stack.txt", "blue\ngreen\nred"))),
-    Example("Find the age of carol in /app/people.csv and save only that number in /app/age.txt.",
+    Example("In /app/people.csv, find the age of carol and write just that number to /app/age.txt.",
             "printf 'name,age,town\nbob,31,york\ncarol,27,leeds\n' > /app/people.csv",
             (("head -n 1 /app/people.csv", "name,age,town"),
              ("grep '^carol,' /app/people.csv | cut -d, -f2 > /app/age.txt", ""),
              ("cat /app/age.txt", "27"))),
-    Example("How many records are in /app/orders.csv, not counting the header row? Write the number to "
+    Example("Count the data rows of /app/orders.csv (do not count the header line) and write the number to "
             "/app/total.txt.",
             "printf 'id,item\n1,pen\n2,cup\n3,hat\n' > /app/orders.csv",
             (("tail -n +2 /app/orders.csv | wc -l > /app/total.txt", ""),
              ("cat /app/total.txt", "3"))),
-    Example("In the settings file /app/db.ini, change timeout to 30 and keep every other line as it is.",
+    Example("Edit the config file /app/db.ini: set timeout to 30. Keep the 'key = value' format and leave the "
+            "other settings unchanged.",
             "printf 'host = local\ntimeout = 10\nretries = 2\n' > /app/db.ini",
             (("sed -i 's/^timeout = .*/timeout = 30/' /app/db.ini", ""),
              ("cat /app/db.ini", "host = local\ntimeout = 30\nretries = 2"))),
-    Example("Write an executable bash script /app/hello.sh that prints exactly: hi there", "",
+    Example("Create an executable shell script /app/hello.sh that prints exactly: hi there", "",
             (("printf '#!/bin/bash\\necho \"hi there\"\\n' > /app/hello.sh && chmod +x /app/hello.sh", ""),
              ("/app/hello.sh", "hi there"))),
-    Example("The script /app/run.sh is meant to put 'all good' in /app/status.txt, but it errors. Repair it, "
-            "then run it.",
+    Example("The script /app/run.sh should write 'all good' to /app/status.txt, but it fails. Fix the script "
+            "and run it.",
             "printf '#!/bin/bash\\ncd /app\\nech \"all good\" > status.txt\\n' > /app/run.sh",
             (("cat /app/run.sh", '#!/bin/bash\ncd /app\nech "all good" > status.txt'),
              ("sed -i 's/^ech /echo /' /app/run.sh && bash /app/run.sh", ""),
              ("cat /app/status.txt", "all good"))),
-    Example("Write to /app/errors.txt how many lines of /app/events.log have the level ERROR.",
+    Example("Count the lines of /app/events.log with the level ERROR and write the number to /app/errors.txt.",
             "printf '09:00 INFO start\n09:01 ERROR disk\n09:02 WARN slow\n09:03 ERROR net\n' > /app/events.log",
             (("grep -c ' ERROR ' /app/events.log > /app/errors.txt", ""),
              ("cat /app/errors.txt", "2"))),
-    Example("Unpack /app/backup.tar.gz into a new directory /app/restore.",
+    Example("Extract the archive /app/backup.tar.gz into the directory /app/restore.",
             "mkdir -p /tmp/src && echo hi > /tmp/src/a.txt && tar -czf /app/backup.tar.gz -C /tmp/src a.txt",
             (("mkdir -p /app/restore && tar -xzf /app/backup.tar.gz -C /app/restore", ""),
              ("ls /app/restore", "a.txt"))),
@@ -100,7 +102,8 @@ EXAMPLES = [
             "mkdir -p /app/photos && echo x > /app/photos/cat.jpg",
             (("tar -czf /app/photos.tar.gz -C /app photos", ""),
              ("tar -tzf /app/photos.tar.gz", "photos/\nphotos/cat.jpg"))),
-    Example("In /app/calc.py the function halve should divide x by 2, but it is wrong. Correct it.",
+    Example("The function halve in /app/calc.py should be a function that divides x by 2, but it has a bug. "
+            "Fix it.",
             "printf 'def halve(x):\\n    return x * 2\\n' > /app/calc.py",
             (("cat /app/calc.py", "def halve(x):\n    return x * 2"),
              ("sed -i 's/x \\* 2/x \\/ 2/' /app/calc.py", ""),
