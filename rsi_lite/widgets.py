@@ -40,6 +40,16 @@ def reward_figure(c: dict):
     return fig
 
 
+def _show(out, fig) -> None:
+    """Make the Output widget `out` show `fig` alone, in one state update. Not by capturing `fig.show()`
+    (`with out:`): under nbclient, a capture in a cell after a tqdm progress bar left the cell waiting out
+    its whole timeout (900 s in CI) after the kernel had gone idle."""
+    import plotly.io as pio
+
+    data = pio.renderers["plotly_mimetype"].to_mimebundle(fig.to_dict())  # what JupyterLab's plotly renderer reads
+    out.outputs = ({"output_type": "display_data", "data": data, "metadata": {}},)
+
+
 def fdr_spr_explorer(total_checks: int = 20, divisor: float = 12.0, alpha: float = 0.5):
     """Sliders for the family divisor D_f, SPR's bound alpha and the task's check count."""
     import ipywidgets as W
@@ -55,9 +65,7 @@ def fdr_spr_explorer(total_checks: int = 20, divisor: float = 12.0, alpha: float
         readout.value = (f"<code>a failure at P={n.value - 1}: FDR {c['fdr_failure'][-2]:.3f}, SPR "
                          f"{c['spr_failure'][-2]:.3f} | success: FDR {c['fdr_success']:.3f}, SPR "
                          f"{c['spr_success']:.3f} | failures paid at least a success under FDR: {above}</code>")
-        out.clear_output(wait=True)
-        with out:
-            reward_figure(c).show()
+        _show(out, reward_figure(c))
 
     for w in (d, a, n):
         w.observe(redraw, "value")
@@ -110,9 +118,7 @@ def tb_gae_explorer(action_lengths: list[int], gamma: float = 0.95, lam: float =
         fig = go.Figure([go.Scatter(x=x, y=c[k], name=k, mode="lines") for k in ("tb_gae", "gae", "naive_gae")])
         fig.update_layout(xaxis_title="action token (in order)", yaxis_title="advantage (V = 0, reward 1 at the end)",
                           height=340, margin=dict(t=30))
-        out.clear_output(wait=True)
-        with out:
-            fig.show()
+        _show(out, fig)
 
     for w in (g, lam_s, obs):
         w.observe(redraw, "value")

@@ -31,7 +31,20 @@ def test_widgets_build():
     assert len(box.children) == 3
     box.children[0].children[0].value = 30  # moving a slider redraws without error
     assert "FDR" in box.children[1].value
-    assert len(tb_gae_explorer([4, 6, 3]).children) == 2
+    plots = [o for o in box.children[2].outputs if "application/vnd.plotly.v1+json" in o["data"]]
+    assert len(plots) == 1  # one figure, replaced on each redraw, not appended
+    tb = tb_gae_explorer([4, 6, 3])
+    assert len(tb.children) == 2
+
+    def traces():
+        (plot,) = tb.children[1].outputs
+        return {t["name"]: t["y"] for t in plot["data"]["application/vnd.plotly.v1+json"]["data"]}
+
+    before = traces()
+    tb.children[0].children[2].value = 200  # the observation length moves only naive GAE
+    after = traces()
+    assert after["tb_gae"] == before["tb_gae"] and after["gae"] == before["gae"]
+    assert after["naive_gae"] != before["naive_gae"]
 
 
 def test_exercise_checker_accepts_the_reference_and_rejects_a_stub():
