@@ -50,7 +50,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--tokens", type=int, default=64)
     ap.add_argument("--quantization", default="lora")
     ap.add_argument("--harness", default="plain")
-    ap.add_argument("--page-size", type=int, default=RolloutConfig.page_size, help="KV-cache page of the engines (tokens)")
+    ap.add_argument("--page-size", type=int, default=RolloutConfig.page_size,
+                    help="KV-cache page of the engines (tokens)")
     ap.add_argument("--runs", nargs="+", default=["engine", "lockstep", "sequential"],
                     choices=["engine", "lockstep", "sequential"], help="which engine runs (raw always runs)")
     a = ap.parse_args(argv)

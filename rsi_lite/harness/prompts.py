@@ -38,8 +38,8 @@ class Example:
 
 # The exemplar set: one or two examples for each kind of operation the task families ask for, most in the
 # family's wording (the 135M model copies a differently worded example badly) but each with its own file
-# names and values, so that no example is a suite or pool task (checked with the overlap audit's shingles). The harness shows the few whose instructions share the most words with the
-# task at hand (`choose_examples`).
+# names and values, so that no example is a suite or pool task (checked with the overlap audit's shingles).
+# The harness shows the few whose instructions share the most words with the task at hand (`choose_examples`).
 EXAMPLES = [
     Example("Create a file named /app/notes/todo.md that contains the line: buy milk", "",
             (("mkdir -p /app/notes && echo 'buy milk' > /app/notes/todo.md", ""),
