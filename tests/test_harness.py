@@ -110,6 +110,11 @@ def test_exemplar_shows_the_examples_most_like_the_task_the_nearest_last():
     assert picks["archives"].startswith("Extract the archive") and picks["config_edit"].startswith("Edit the config")
     assert picks["scripting"].startswith("Create an executable") and picks["log_analysis"].startswith("Count the lines")
     assert ".csv" in picks["data_csv"] and picks["python_fix"].startswith("The function")
+    for t in find_tasks(TASKS / "core"):  # and each easy operation's nearest example is that operation
+        for opening in ("Save the first", "Write the contents of", "Create the directory", "Copy the file",
+                        "Count the data rows", "Count the lines"):
+            if t.metadata.get("difficulty") == "easy" and t.instruction.startswith(opening):
+                assert choose_examples(t.instruction, 1)[0].instruction.startswith(opening), t.name
     assert choose_examples("xyzzy plugh", 2) == EXAMPLES[:2][::-1]  # no shared word: the set's order
 
 
