@@ -3,8 +3,8 @@
 The wiring tests replace the three stage functions by recorders that write the files a stage
 writes (the stages have their own end-to-end tests), so they check in a second what the loop
 decides: where each stage starts, which critic it inherits, which checkpoint is retained on
-val, what the controls run, how seeds share Base. The last test runs the real loop on the
-bundled model with a trimmed profile, kills it in the middle of RSR-1, and resumes it.
+val, what the controls run, how seeds share Base. The last test runs the real loop (smoke profile)
+on a small random model, kills it between two PPO steps, and resumes it.
 """
 
 from __future__ import annotations
@@ -185,25 +185,52 @@ SCRIPT = """
 import sys
 from rsi_lite.loop import profile, start
 p = profile("smoke")
+p.model = sys.argv[2]
 p.eval.suites = ["core", "val"]
-start(sys.argv[1], "smoke", resume=len(sys.argv) > 2, p=p, log=lambda m: print(m, flush=True))
+start(sys.argv[1], "smoke", resume=len(sys.argv) > 3, p=p, log=lambda m: print(m, flush=True))
 """
 
 
-def test_killed_mid_stage_and_resumed(tmp_path, bwrap_ok):
+@pytest.fixture(scope="module")
+def small_random_model(tmp_path_factory):
+    """A two-layer Llama with random weights and the bundled model's tokenizer, saved as a local model
+    directory: every stage runs its real code on it, about twenty times faster than on the 135M model.
+    (What the loop learns is measured on the real model: notebooks/06_full_loop.ipynb runs it.)"""
+    import torch
+    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+    from rsi_lite.policy.model import prepare_model
+
+    d = tmp_path_factory.mktemp("model")
+    tok = AutoTokenizer.from_pretrained(str(prepare_model()))
+    torch.manual_seed(0)
+    cfg = LlamaConfig(vocab_size=len(tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=4096,
+                      bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id, tie_word_embeddings=True)
+    LlamaForCausalLM(cfg).save_pretrained(d)
+    tok.save_pretrained(d)
+    return d
+
+
+def test_killed_mid_stage_and_resumed(tmp_path, bwrap_ok, small_random_model):
+    """The real loop on a small random model, killed between two PPO steps of RPR-1 and resumed: finished
+    stages and steps are not redone, and every stage and the report complete."""
     out = tmp_path / "run"
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    proc = subprocess.Popen([sys.executable, "-c", SCRIPT, str(out)], env=env, start_new_session=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    marker = out / "rsr-1" / "discovery.jsonl"
+    args = [sys.executable, "-c", SCRIPT, str(out), str(small_random_model)]
+    proc = subprocess.Popen(args, env=env, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    marker = out / "rpr-1" / "step-000" / "DONE"
     deadline = time.monotonic() + 900
     while not marker.is_file() and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.5)
+        time.sleep(0.02)
     assert marker.is_file(), proc.stdout.read().decode()[-3000:] if proc.poll() is not None else "timed out"
-    os.killpg(proc.pid, signal.SIGKILL)  # in the middle of RSR-1: discovery written, the rest not
+    os.killpg(proc.pid, signal.SIGKILL)  # in the middle of RPR-1: its first step written, the rest not
     proc.wait()
-    assert not (out / "rsr-1" / "DONE").is_file() and not (out / "DONE").is_file()
-    stamps = {p: p.stat().st_mtime_ns for p in [out / "eval-base" / "results.json", marker]}
+    assert (out / "rsr-1" / "DONE").is_file() and not (out / "rpr-1" / "DONE").is_file()
+    assert not (out / "DONE").is_file()
+    done_before = [out / "eval-base" / "results.json", out / "rsr-1" / "funnel.json",
+                   out / "rpr-1" / "step-000" / "metrics.json"]
+    stamps = {p: p.stat().st_mtime_ns for p in done_before}
     # a kill leaves no half-written file where a reader looks (temp files may remain; nothing reads them)
     for f in out.rglob("*.json*"):
         if f.suffix == ".jsonl":
@@ -211,15 +238,17 @@ def test_killed_mid_stage_and_resumed(tmp_path, bwrap_ok):
         elif f.suffix == ".json":
             json.loads(f.read_text())
 
-    done = subprocess.run([sys.executable, "-c", SCRIPT, str(out), "resume"], env=env, capture_output=True,
-                          text=True, timeout=1800)
+    done = subprocess.run(args + ["resume"], env=env, capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert {p: p.stat().st_mtime_ns for p in stamps} == stamps  # finished work was not redone
     for stage in ("rsr-1", "rpr-1", "rsr-2", "rpr-2", "eval-rpr-2"):
         assert (out / stage / "DONE").is_file()
     assert (out / "DONE").is_file()
+    summary = json.loads((out / "rpr-1" / "summary.json").read_text())
+    assert summary["phases"] == {"warmup": 1, "calibration": 1, "joint": 1}  # step 0 kept, steps 1-2 run
     cost = json.loads((out / "cost.json").read_text())
-    assert "resumed" in cost["RSR-1"].get("note", "") and cost["RPR-2"]["generated_tokens"] > 0
+    assert "resumed" in cost["RPR-1"].get("note", "") and "note" not in cost["RSR-1"]
+    assert cost["RPR-2"]["generated_tokens"] > 0
     rep = write_report(out)
     assert [s["stage"] for s in rep["stages"]] == ["Base", "RSR-1", "RPR-1", "RSR-2", "RPR-2"]
     assert set(rep["selection"][0]) == {"RSR-1", "RPR-1", "RSR-2", "RPR-2"}
