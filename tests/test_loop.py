@@ -187,7 +187,8 @@ from rsi_lite.loop import profile, start
 p = profile("smoke")
 p.model = sys.argv[2]
 p.eval.suites = ["core", "val"]
-start(sys.argv[1], "smoke", resume=len(sys.argv) > 3, p=p, log=lambda m: print(m, flush=True))
+start(sys.argv[1], "smoke", resume=len(sys.argv) > 3, p=p, controls=("critic-reset",),
+      log=lambda m: print(m, flush=True))
 """
 
 
@@ -214,7 +215,7 @@ def small_random_model(tmp_path_factory):
 
 def test_killed_mid_stage_and_resumed(tmp_path, bwrap_ok, small_random_model):
     """The real loop on a small random model, killed between two PPO steps of RPR-1 and resumed: finished
-    stages and steps are not redone, and every stage and the report complete."""
+    stages and steps are not redone, and every stage, the control and the report complete."""
     out = tmp_path / "run"
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     args = [sys.executable, "-c", SCRIPT, str(out), str(small_random_model)]
@@ -241,7 +242,7 @@ def test_killed_mid_stage_and_resumed(tmp_path, bwrap_ok, small_random_model):
     done = subprocess.run(args + ["resume"], env=env, capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert {p: p.stat().st_mtime_ns for p in stamps} == stamps  # finished work was not redone
-    for stage in ("rsr-1", "rpr-1", "rsr-2", "rpr-2", "eval-rpr-2"):
+    for stage in ("rsr-1", "rpr-1", "rsr-2", "rpr-2", "eval-rpr-2", "rpr-2-critic-reset", "eval-rpr-2-critic-reset"):
         assert (out / stage / "DONE").is_file()
     assert (out / "DONE").is_file()
     summary = json.loads((out / "rpr-1" / "summary.json").read_text())
@@ -251,4 +252,5 @@ def test_killed_mid_stage_and_resumed(tmp_path, bwrap_ok, small_random_model):
     assert cost["RPR-2"]["generated_tokens"] > 0
     rep = write_report(out)
     assert [s["stage"] for s in rep["stages"]] == ["Base", "RSR-1", "RPR-1", "RSR-2", "RPR-2"]
+    assert list(rep["controls"]) == ["RPR-2, critic reset"]
     assert set(rep["selection"][0]) == {"RSR-1", "RPR-1", "RSR-2", "RPR-2"}
