@@ -96,6 +96,12 @@ def test_extractive_runbook_names_tools_files_checks_and_pitfalls():
     assert book["pitfalls"][0].startswith("`cp` failed here (exit 1): cp: cannot stat")
     assert "cp /app/a.txt /app/b.txt" not in render(book)  # tools and files, never the command
     assert extractive_runbook(instruction, msgs[:1] + msgs[5:]) is None  # only inspected: nothing to teach
+    # a sed expression is not a path, and a file counts as named only as a whole word of the instruction
+    instruction = "In the file /app/notes.txt, replace every occurrence of the word 'planet' with 'indigo'."
+    book = extractive_runbook(instruction, [_m("instruction", instruction),
+                                            _m("action", "```bash\nsed -i 's/planet/indigo/g' /app/notes.txt\n```"),
+                                            _m("observation", "(no output)")])
+    assert book["milestones"] == ["Use `sed` on /app/notes.txt"]
 
 
 # ---------------------------------------------------------------- cleaning

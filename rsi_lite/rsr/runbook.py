@@ -30,7 +30,8 @@ MAX_ITEM_CHARS = 200
 INSPECT = {"ls", "cat", "head", "tail", "wc", "grep", "find", "stat", "file", "echo", "pwd", "less", "tree", "du",
            "diff", "cmp", "md5sum", "sha256sum", "test", "[", "true"}
 EXIT = re.compile(r"\[exit code (-?\d+)\]")
-PATHLIKE = re.compile(r"(?:/[\w.@%+-]+)+/?|[\w-]+\.[A-Za-z0-9]{1,5}\b")
+# a path starts a word: the /planet/indigo/g of `sed 's/planet/indigo/g'` is not one
+PATHLIKE = re.compile(r"(?<![\w.])(?:/[\w.@%+-]+)+/?|(?<![\w./-])[\w-]+\.[A-Za-z0-9]{1,5}\b")
 
 
 def validate(obj) -> list[str]:
@@ -113,7 +114,8 @@ def _files(command: str, instruction: str) -> list[str]:
     seen = []
     for p in PATHLIKE.findall(command):
         name = p.rstrip("/.")
-        if name and (name in instruction or name.rsplit("/", 1)[-1] in instruction) and name not in seen:
+        named = re.search(rf"(?<![\w.-]){re.escape(name.rsplit('/', 1)[-1])}(?![\w-])", instruction)
+        if name and (name in instruction or named) and name not in seen:
             seen.append(name)
     return seen
 
