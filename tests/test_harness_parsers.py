@@ -11,6 +11,7 @@ from rsi_lite.harness import Message, parse_action, strip_kinds
     ("```\ncat a.txt\n```", "cat a.txt"),
     ("```bash\nmkdir d\ncd d\n", "mkdir d\ncd d"),  # unclosed fence: the rest of the reply
     ("```console\nroot@box:/app# wc -l x\n```", "wc -l x"),
+    ("```bash\n# make the file\ntouch a\n```", "# make the file\ntouch a"),  # a comment, not a root prompt
     ("```python\nprint(1)\n```\n```bash\npython3 x.py\n```", "python3 x.py"),  # the first shell block
 ])
 def test_bash_blocks(reply, command):

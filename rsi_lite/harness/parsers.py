@@ -23,7 +23,8 @@ MAX_DURATION = 60.0
 DONE_WORDS = re.compile(r"(?im)^\s*(?:<done>|task[ _]complete[.!]?|done[.!]?)\s*$")
 FENCE = re.compile(r"```[ \t]*(?P<lang>[A-Za-z0-9_+-]*)[ \t]*\n(?P<body>.*?)(?:\n?```|\Z)", re.S)
 SHELL_LANGS = {"", "bash", "sh", "shell", "console", "zsh", "terminal"}
-PROMPT = re.compile(r"^\s*(?:\$|#|>|root@[^:]*:[^$#]*[$#])\s+")
+# a shell prompt copied before a command; a bare "# " is not one: in a bash block it starts a comment
+PROMPT = re.compile(r"^\s*(?:\$|>|root@[^:]*:[^$#]*[$#])\s+")
 
 
 @dataclass
