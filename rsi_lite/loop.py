@@ -107,11 +107,11 @@ def profile(name: str) -> Profile:
     """`tiny`: the README's main job, under 20 minutes on 2 cores. `cpu`: the mini replication
     (a few hours on 2 cores). `gpu`: a larger model and budgets (needs CUDA and the model).
     `smoke`: the smallest run that passes through every code path (tests and notebooks)."""
-    short = RolloutConfig(harness="plain", temperature=1.0, max_turns=2, max_new_tokens=48, engine="lockstep")
+    # PPO's rollouts are most of a smoke run's time: half the tokens pass through the same code
+    short = RolloutConfig(harness="plain", temperature=1.0, max_turns=2, max_new_tokens=24 if name == "smoke" else 48,
+                          engine="lockstep")
     if name in ("tiny", "smoke"):
         s = name == "smoke"
-        if s:  # PPO's rollouts are most of a smoke run's time: half the tokens pass through the same code
-            short.max_new_tokens = 24
         # the curriculum the 135M model can enter: easy file and text tasks (it solves almost nothing else)
         rsr = RSRConfig(pool_size=120, pool_difficulty=["easy"], pool_families=["file_ops", "text_processing"],
                         discovery_harnesses=["exemplar", "verifier_feedback"], discovery_samples=1,

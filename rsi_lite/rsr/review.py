@@ -12,13 +12,12 @@ reject what the deterministic gates passed, never approve what they rejected.
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass, field
 
 from .leakage import find_leaks, protected
-from .runbook import render, validate
+from .runbook import ABSOLUTE, render, validate
 
-ABSOLUTE = re.compile(r"(?<![\w.])/(?:[\w.@%+-]+/?)+")
+
 def _public_path(p: str, public: str) -> bool:
     return p in public or p in ("/app", "/tmp") or p.startswith(("/tmp/", "/dev/", "/bin/", "/usr/"))
 

@@ -31,7 +31,10 @@ INSPECT = {"ls", "cat", "head", "tail", "wc", "grep", "find", "stat", "file", "e
            "diff", "cmp", "md5sum", "sha256sum", "test", "[", "true"}
 EXIT = re.compile(r"\[exit code (-?\d+)\]")
 # a path starts a word: the /planet/indigo/g of `sed 's/planet/indigo/g'` is not one
-PATHLIKE = re.compile(r"(?<![\w.])(?:/[\w.@%+-]+)+/?|(?<![\w./-])[\w-]+\.[A-Za-z0-9]{1,5}\b")
+ABSOLUTE = re.compile(r"(?<![\w.])/(?:[\w.@%+-]+/?)+")
+"""An absolute path (the reviewer's artifact gate reads runbooks with it too)."""
+PATHLIKE = re.compile(ABSOLUTE.pattern + r"|(?<![\w./-])[\w-]+\.[A-Za-z0-9]{1,5}\b")
+"""An absolute path or a bare file name."""
 
 
 def validate(obj) -> list[str]:
