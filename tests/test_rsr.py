@@ -183,6 +183,44 @@ def test_select_sources_keeps_strict_successes_fewest_turns_first(tok):
     assert select_sources([a, b, c], per_task=1) == [b]
 
 
+def test_the_retry_pass_samples_only_unsolved_tasks_with_new_seeds_and_its_temperature(tok, tmp_path, monkeypatch):
+    """Discovery's second pass goes to the tasks no first-pass episode solved; a finished pass is not rerun."""
+    from rsi_lite.rsr import stage
+    from rsi_lite.trajectory import read_trajectories
+
+    tasks = [load_task(TASKS / "core" / n) for n in ("core-000-file_ops-easy", "core-005-text_processing-easy",
+                                                      "core-011-data_csv-easy")]
+    calls = []
+
+    def engine(policy, jobs, rc, **kw):  # the first pass solves core-000 only (and only under exemplar)
+        calls.append((rc.harness, rc.temperature, [(t.name, s) for t, s in jobs]))
+        out = []
+        for t, s in jobs:
+            x = _trajectory(tok, [Message("instruction", t.instruction), Message("action", "ls")], rc.harness, t.name)
+            x.seed, x.verifier = s, {"strict": int(t.name == "core-000-file_ops-easy" and rc.harness == "exemplar")}
+            out.append(x)
+        return out
+
+    monkeypatch.setattr(stage, "run_episodes", engine)
+    cfg = RSRConfig(discovery_harnesses=["exemplar", "plain"], discovery_samples=2, retry_samples=1,
+                    retry_temperature=0.9)
+    cfg.rollout.temperature = 0.3
+    out = tmp_path / "discovery.jsonl"
+    found = stage.discover(None, tasks, cfg, out)
+    unsolved = [("core-005-text_processing-easy", 2), ("core-011-data_csv-easy", 2)]
+    assert [(h, temp) for h, temp, _ in calls] == [("exemplar", 0.3), ("plain", 0.3), ("exemplar", 0.9), ("plain", 0.9)]
+    assert [jobs for _, _, jobs in calls[2:]] == [unsolved, unsolved]
+    assert len(found) == 3 * 2 * 2 + 2 * 2 and len(read_trajectories(out)) == len(found)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["discovery.jsonl"]  # the per-harness parts are gone
+
+    # resuming: a harness's part that is on disk is read, not run again
+    out.unlink()
+    stage.write_trajectories(found[:6], tmp_path / "discovery-exemplar.jsonl")
+    calls.clear()
+    assert len(stage.discover(None, tasks, cfg, out)) == len(found)
+    assert [(h, temp) for h, temp, _ in calls] == [("plain", 0.3), ("exemplar", 0.9), ("plain", 0.9)]
+
+
 # ---------------------------------------------------------------- masked SFT
 
 def test_masked_nll_matches_cross_entropy_on_the_masked_tokens():

@@ -51,6 +51,12 @@ class RSRConfig:
     """The complementary harnesses that look for successes."""
     discovery_samples: int = 2
     """Episodes per task and harness."""
+    retry_samples: int = 0
+    """A second discovery pass: this many more episodes per harness for every task that no first-pass episode
+    solved, at `retry_temperature` and with new seeds. Exploration goes where the model has found nothing yet
+    instead of re-sampling what it already solves."""
+    retry_temperature: float = 0.7
+    """Sampling temperature of the retry pass (the first pass uses the rollout's)."""
     max_sources_per_task: int = 2
     """Successes of one task kept as sources (the first found)."""
     planner: str = "both"
@@ -111,19 +117,31 @@ def pool_tasks(run: Path, cfg: RSRConfig):
 
 
 def discover(policy, tasks, cfg: RSRConfig, out: Path, progress=False) -> list[Trajectory]:
-    """Step 1: every task under every discovery harness, `discovery_samples` times (one file per harness first,
-    so a killed discovery keeps the harnesses it finished)."""
-    trajs: list[Trajectory] = []
-    for h in cfg.discovery_harnesses:
-        part = out.with_name(f"{out.stem}-{h}.jsonl")
-        if not part.is_file():
-            rc = RolloutConfig(**{**cfg.rollout.to_dict(), "harness": h})
-            jobs = [(t, s) for s in range(cfg.discovery_samples) for t in tasks]
-            write_trajectories(run_episodes(policy, jobs, rc, policy_name=cfg.init, progress=progress), part)
-        trajs += read_trajectories(part)
+    """Step 1: every task under every discovery harness, `discovery_samples` times, then, when `retry_samples` is
+    set, the tasks none of those solved again, `retry_samples` times per harness at `retry_temperature`. Each
+    pass writes one file per harness first, so a killed discovery keeps the harnesses it finished."""
+    def one_pass(name, jobs, rc):
+        trajs = []
+        for h in cfg.discovery_harnesses:
+            part = out.with_name(f"{out.stem}{name}-{h}.jsonl")
+            if not part.is_file():
+                rch = RolloutConfig(**{**rc.to_dict(), "harness": h})
+                write_trajectories(run_episodes(policy, jobs, rch, policy_name=cfg.init, progress=progress), part)
+            trajs += read_trajectories(part)
+        return trajs
+
+    first = range(cfg.discovery_samples)
+    trajs = one_pass("", [(t, s) for s in first for t in tasks], cfg.rollout)
+    if cfg.retry_samples > 0:
+        solved = {t.task for t in trajs if t.verifier.get("strict")}
+        left = [t for t in tasks if t.name not in solved]
+        seeds = range(cfg.discovery_samples, cfg.discovery_samples + cfg.retry_samples)
+        rc = RolloutConfig(**{**cfg.rollout.to_dict(), "temperature": cfg.retry_temperature})
+        trajs += one_pass("-retry", [(t, s) for s in seeds for t in left], rc)
     write_trajectories(trajs, out)
-    for h in cfg.discovery_harnesses:
-        out.with_name(f"{out.stem}-{h}.jsonl").unlink()
+    for name in ("", "-retry"):
+        for h in cfg.discovery_harnesses:
+            out.with_name(f"{out.stem}{name}-{h}.jsonl").unlink(missing_ok=True)
     return trajs
 
 
@@ -316,6 +334,8 @@ def run_rsr(run: Path, cycle: int, cfg: RSRConfig | None = None, *, policy=None,
         "source_successes": len(sources), "discovery_episodes": len(found),
         "discovery_successes": sum(bool(t.verifier.get("strict")) for t in found),
         "tasks_solved": len({t.task for t in sources}), "pool_tasks": len(tasks),
+        "retry_episodes": sum(t.seed >= cfg.discovery_samples for t in found),
+        "retry_successes": sum(t.seed >= cfg.discovery_samples and bool(t.verifier.get("strict")) for t in found),
         "by_harness": {h: sum(bool(t.verifier.get("strict")) for t in found if t.harness == h)
                        for h in cfg.discovery_harnesses},
         "runbooks": len(rows), "runbooks_by_planner": {p: sum(r["planner"] == p for r in rows)
