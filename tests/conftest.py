@@ -44,3 +44,12 @@ def write_harbor_task(root: Path, *, dockerfile: str, files: dict[str, str], tes
     (root / "solution").mkdir()
     (root / "solution" / "solve.sh").write_text("#!/bin/bash\n" + solve + "\n")
     return root
+
+
+@pytest.fixture(scope="session")
+def small_random_model(tmp_path_factory):
+    """A two-layer Llama with random weights and the bundled tokenizer, as a local model directory: the
+    stages' real code runs on it in seconds. (What they learn is measured on the real model, elsewhere.)"""
+    from rsi_lite.policy.model import random_model
+
+    return random_model(tmp_path_factory.mktemp("model") / "random")

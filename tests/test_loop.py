@@ -192,27 +192,6 @@ start(sys.argv[1], "smoke", resume=len(sys.argv) > 3, p=p, controls=("critic-res
 """
 
 
-@pytest.fixture(scope="module")
-def small_random_model(tmp_path_factory):
-    """A two-layer Llama with random weights and the bundled model's tokenizer, saved as a local model
-    directory. Every stage runs its real code on it; the test took 81 s in CI against 770 s on the 135M
-    model. (What the loop learns is measured on the real model: notebooks/06_full_loop.ipynb runs it.)"""
-    import torch
-    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
-
-    from rsi_lite.policy.model import prepare_model
-
-    d = tmp_path_factory.mktemp("model")
-    tok = AutoTokenizer.from_pretrained(str(prepare_model()))
-    torch.manual_seed(0)
-    cfg = LlamaConfig(vocab_size=len(tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=4096,
-                      bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id, tie_word_embeddings=True)
-    LlamaForCausalLM(cfg).save_pretrained(d)
-    tok.save_pretrained(d)
-    return d
-
-
 def test_killed_mid_stage_and_resumed(tmp_path, bwrap_ok, small_random_model):
     """The real loop on a small random model, killed between two PPO steps of RPR-1 and resumed: finished
     stages and steps are not redone, and every stage, the control and the report complete."""

@@ -40,6 +40,19 @@ def test_prepared_model_is_cached_and_described():
     assert info["prepared_from"].endswith(".gguf")
 
 
+def test_the_small_random_model_is_a_local_model_directory_made_once(small_random_model):
+    from rsi_lite.policy.model import random_model
+
+    info = model_info(str(small_random_model))
+    assert info["layers"] == 2 and info["hidden_size"] == 64 and info["parameters"] < 5_000_000
+    stamp = (small_random_model / "config.json").stat().st_mtime_ns
+    assert random_model(small_random_model) == small_random_model  # second call: no work
+    assert (small_random_model / "config.json").stat().st_mtime_ns == stamp
+    assert not [p for p in small_random_model.parent.iterdir() if p.name.startswith(".random-")]
+    pol = load_policy(PolicyConfig(model=str(small_random_model), quantization="full"))
+    assert pol.tokenizer.eos_token == "<|im_end|>"
+
+
 @pytest.mark.parametrize("temperature, top_p", [(0.0, 1.0), (1.0, 1.0), (0.7, 1.0), (0.8, 0.9)])
 def test_logprobs_match_a_teacher_forced_forward_pass(tiny, tokenizer, temperature, top_p):
     prompts = [tokenizer.encode("hello there"), tokenizer.encode("a longer prompt, with more tokens in it")]

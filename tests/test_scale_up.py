@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -49,15 +50,47 @@ def _pool(tmp_path):
 
     from .conftest import REPO
 
-    pool = tmp_path / "pool"  # copy tasks: the bundled model solves some under the exemplar harness
+    pool = tmp_path / "pool"
     for name in ("core-000-file_ops-easy", "core-001-file_ops-easy", "core-002-file_ops-easy", "core-003-file_ops-easy"):
         shutil.copytree(REPO / "tasks_mini" / "core" / name, pool / name)
     return pool
 
 
-def test_distributed_stages_run_rsr_and_rpr_sharded_on_two_cpu_processes(tmp_path, bwrap_ok, monkeypatch):
+def _solution_examples(model_dir: Path, pool: Path) -> list[dict]:
+    """One clean SFT example per pool task: the instruction, then its reference solution's command as the
+    model's action (loss on the action only), tokenized exactly as the RSR stage tokenizes its examples."""
+    from transformers import AutoTokenizer
+
+    from rsi_lite.harness.harnesses import make_harness
+    from rsi_lite.harness.messages import Message
+    from rsi_lite.rsr.clean import Example
+    from rsi_lite.tasks import find_tasks
+    from rsi_lite.trajectory import TokenStream, stop_token_ids
+
+    tok = AutoTokenizer.from_pretrained(str(model_dir))
+    stop, end = stop_token_ids(tok), tok.convert_tokens_to_ids("<|im_end|>")
+    rows = []
+    for task in find_tasks(pool):
+        cmd = (Path(task.path) / "solution" / "solve.sh").read_text().strip().splitlines()[-1]
+        first = Message("instruction", task.instruction)
+        stream = TokenStream(tok, make_harness("plain").system_prompt(), [first])
+        action = tok.encode(f"```bash\n{cmd}\n```", add_special_tokens=False) + [end]
+        reply = stream.add_action(action, [0.0] * len(action), stop)
+        mask = [x for seg in stream.segments for x in seg.mask]
+        messages = [{"kind": "instruction", "content": first.content}, {"kind": "action", "content": reply}]
+        rows.append(Example(task.name, task.family, "resolve", messages, stream.ids(), mask, True).to_dict())
+    return rows
+
+
+def test_distributed_stages_run_rsr_and_rpr_sharded_on_two_cpu_processes(tmp_path, bwrap_ok, monkeypatch,
+                                                                          small_random_model):
     """RSR-1: `scale_up.generate rsr` (transformers) -> `torchrun -m scale_up.train sft` over 2 processes ->
-    the laptop's run_rsr finishes the stage; RPR-1: per step `generate rpr` -> `torchrun ... train ppo`."""
+    the laptop's run_rsr finishes the stage; RPR-1: per step `generate rpr` -> `torchrun ... train ppo`.
+    On the small random model, so what is under test is the sharding and the hand-offs between jobs: the
+    random model solves nothing, so the stage is given its training set as a resumed run finds it on disk
+    (the tasks' reference solutions as clean examples); its discovery, review and re-solve steps still run
+    here, and test_rsr.py runs them on the bundled model."""
+    from rsi_lite.records import write_jsonl_atomic
     from rsi_lite.rpr import RPRConfig, load_actor_critic
     from rsi_lite.rsr.sft import SFTConfig
     from rsi_lite.rsr.stage import RSRConfig
@@ -68,20 +101,24 @@ def test_distributed_stages_run_rsr_and_rpr_sharded_on_two_cpu_processes(tmp_pat
     monkeypatch.chdir(REPO)
     monkeypatch.setenv("PYTHONPATH", str(REPO))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    pool, run = _pool(tmp_path), tmp_path / "run"
+    pool, run, model = _pool(tmp_path), tmp_path / "run", str(small_random_model)
     stages = DistributedStages(LocalLauncher(nodes=1, gpus=2, vllm=False))
-    rsr = RSRConfig(pool=str(pool), discovery_harnesses=["exemplar"], discovery_samples=1, planner="extractive",
-                    runbooks_per_success=1, resolves_per_runbook=2, sft=SFTConfig(epochs=1, batch_size=1))
-    rsr.rollout.temperature, rsr.rollout.max_turns = 0.0, 2
-    funnel = stages.rsr(run, 1, rsr, False)
+    rsr = RSRConfig(model=model, pool=str(pool), discovery_harnesses=["exemplar"], discovery_samples=1,
+                    planner="extractive", runbooks_per_success=1, resolves_per_runbook=2,
+                    sft=SFTConfig(epochs=1, batch_size=1))
+    rsr.rollout.temperature, rsr.rollout.max_turns, rsr.rollout.max_new_tokens = 0.0, 2, 24
     d = run / "rsr-1"
-    assert funnel["examples"] >= 2, funnel  # at least one per rank
+    d.mkdir(parents=True)
+    write_jsonl_atomic(d / "dataset.jsonl", _solution_examples(small_random_model, pool))
+    (d / "dataset_meta.json").write_text('{"retokenize_failures": 0}')
+    funnel = stages.rsr(run, 1, rsr, False)
+    assert funnel["discovery_episodes"] == 4 and funnel["examples"] == 4, funnel  # two per rank
     assert (d / "checkpoint" / "adapter_config.json").is_file() and (d / "DONE").is_file()
     sft = json.loads((d / "sft.json").read_text())
     assert sft["world"] == 2 and sft["steps"] >= 1 and sft["first_loss"] > 0
 
-    rpr = RPRConfig(pool=str(pool), init=str(d / "checkpoint"), warmup_tasks=2, warmup_epochs=1, batch_tasks=2,
-                    minibatch=1, calibration_steps=1, steps=1)
+    rpr = RPRConfig(model=model, pool=str(pool), init=str(d / "checkpoint"), warmup_tasks=2, warmup_epochs=1,
+                    batch_tasks=2, minibatch=1, calibration_steps=1, steps=1)
     rpr.rollout.max_turns, rpr.rollout.max_new_tokens = 1, 24
     summary = stages.rpr(run, 1, rpr, "rpr-1", False)
     r = run / "rpr-1"
@@ -89,7 +126,7 @@ def test_distributed_stages_run_rsr_and_rpr_sharded_on_two_cpu_processes(tmp_pat
     rows = [json.loads(x) for x in (r / "metrics.jsonl").read_text().splitlines()]
     assert [m["world"] for m in rows] == [2, 2, 2] and "losses/policy" in rows[-1]
     assert (r / "step-002" / "optim-rank1.pt").is_file()
-    pol = load_actor_critic(str(r / "actor"), str(r / "critic"))  # what the sharded run saved loads whole
+    pol = load_actor_critic(str(r / "actor"), str(r / "critic"), model)  # what the sharded run saved loads whole
     assert pol.value_head is not None
 
 

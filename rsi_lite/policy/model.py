@@ -80,6 +80,35 @@ def prepare_model(cache: Path | None = None, *, force: bool = False) -> Path:
     return dest
 
 
+def random_model(dest: Path, *, layers: int = 2, hidden: int = 64, seed: int = 0) -> Path:
+    """A small Llama with random weights and the bundled model's tokenizer, saved as a local model directory
+    (once); return it. Every stage of the kit runs its real code on it in seconds: the tests and the full-loop
+    notebook under the small budget use it for the code paths. It learns nothing worth measuring."""
+    dest = Path(dest)
+    if (dest / "config.json").is_file():
+        return dest
+    import torch
+    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+    tok = AutoTokenizer.from_pretrained(str(prepare_model()))
+    cfg = LlamaConfig(vocab_size=len(tok), hidden_size=hidden, intermediate_size=2 * hidden, num_hidden_layers=layers,
+                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=4096,
+                      bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id, tie_word_embeddings=True)
+    with torch.random.fork_rng():
+        torch.manual_seed(seed)
+        model = LlamaForCausalLM(cfg)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".random-", dir=dest.parent))
+    try:
+        model.save_pretrained(tmp)
+        tok.save_pretrained(tmp)
+        os.replace(tmp, dest)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return dest
+
+
 def resolve_model(name_or_path: str = BUNDLED) -> str:
     """The bundled alias -> its prepared directory; a local directory as is; anything else a hub id."""
     if name_or_path == BUNDLED:
