@@ -9,6 +9,9 @@ second of:
     engine      the rollout engine (continuous batching), bubblewrap sandbox, verifier included
     lockstep    the lockstep engine: one generate call per turn for all active episodes
     sequential  the continuous engine one episode at a time (batch size 1)
+    raw-1       raw generate one prompt at a time (the first `--batch` prompts): raw / raw-1 is the most
+                that batching itself gives on this machine, the ceiling of engine/sequential unless the
+                engine beats raw
 
 `--episodes` defaults to three times the batch: every real use (an evaluation at k=3, a
 discovery round, a PPO step's queue) has more episodes than slots, and an engine is
@@ -52,8 +55,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--harness", default="plain")
     ap.add_argument("--page-size", type=int, default=RolloutConfig.page_size,
                     help="KV-cache page of the engines (tokens)")
-    ap.add_argument("--runs", nargs="+", default=["engine", "lockstep", "sequential"],
-                    choices=["engine", "lockstep", "sequential"], help="which engine runs (raw always runs)")
+    ap.add_argument("--runs", nargs="+", default=["engine", "lockstep", "sequential", "raw-1"],
+                    choices=["engine", "lockstep", "sequential", "raw-1"], help="which runs (raw always runs)")
     a = ap.parse_args(argv)
     torch.set_num_threads(torch.get_num_threads())
     pol = load_policy(PolicyConfig(quantization=a.quantization))
@@ -66,17 +69,21 @@ def main(argv: list[str] | None = None) -> None:
 
     # raw: generate calls of a.batch prompts, left-padded, every row exactly a.tokens long
     pad = pol.tokenizer.pad_token_id
-    t0 = time.perf_counter()
-    with ForwardMeter(pol.model) as raw_meter:
-        for s in range(0, len(prompts), a.batch):
-            chunk = prompts[s:s + a.batch]
-            width = max(map(len, chunk))
-            ids = torch.tensor([[pad] * (width - len(p)) + p for p in chunk])
-            mask = (torch.arange(width)[None, :] >= torch.tensor([width - len(p) for p in chunk])[:, None]).long()
-            with torch.no_grad():
-                pol.model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=a.tokens,
-                                   min_new_tokens=a.tokens, do_sample=False, pad_token_id=pad)
-    raw_wall = time.perf_counter() - t0
+
+    def raw_generate(prompts, batch):
+        t0 = time.perf_counter()
+        with ForwardMeter(pol.model) as meter:
+            for s in range(0, len(prompts), batch):
+                chunk = prompts[s:s + batch]
+                width = max(map(len, chunk))
+                ids = torch.tensor([[pad] * (width - len(p)) + p for p in chunk])
+                mask = (torch.arange(width)[None, :] >= torch.tensor([width - len(p) for p in chunk])[:, None]).long()
+                with torch.no_grad():
+                    pol.model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=a.tokens,
+                                       min_new_tokens=a.tokens, do_sample=False, pad_token_id=pad)
+        return time.perf_counter() - t0, meter
+
+    raw_wall, raw_meter = raw_generate(prompts, a.batch)
     raw = len(prompts) * a.tokens / raw_wall
 
     cfg = RolloutConfig(harness=a.harness, max_turns=a.turns, max_new_tokens=a.tokens, temperature=0.0, batch_size=a.batch,
@@ -99,6 +106,12 @@ def main(argv: list[str] | None = None) -> None:
         print(_meter_line(meter.summary(wall)))
     print(f"raw        {len(prompts) * a.tokens} tokens at batch {a.batch} = {raw:.1f} tokens/s")
     print(_meter_line(raw_meter.summary(raw_wall)))
+    if "raw-1" in a.runs:
+        one_wall, one_meter = raw_generate(prompts[:a.batch], 1)
+        rates["raw-1"] = a.batch * a.tokens / one_wall
+        print(f"raw-1      {a.batch * a.tokens} tokens one prompt at a time = {rates['raw-1']:.1f} tokens/s; "
+              f"raw/raw-1 = {raw / rates['raw-1']:.2f} (what batching alone gives here)")
+        print(_meter_line(one_meter.summary(one_wall)))
     if "engine" in rates:
         print(f"engine/raw = {rates['engine'] / raw:.2f}")
     if {"engine", "sequential"} <= rates.keys():
