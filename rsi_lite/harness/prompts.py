@@ -115,6 +115,20 @@ EXAMPLES = [
             (("cat /app/calc.py", "def halve(x):\n    return x * 2"),
              ("sed -i 's/x \\* 2/x \\/ 2/' /app/calc.py", ""),
              ("cd /app && python3 -c 'from calc import halve; print(halve(8))'", "4.0"))),
+    # A second example of three operations the 135M model copied wrongly from one (on easy pool tasks at
+    # temperature 0.3 it wrote `tail -n 3` for the first lines, merged the CSV example's `head -n 1` look into
+    # its lookup, wrote the new file outside the new directory: 0 of 42 discovery episodes passed; with these
+    # three, 6 of 32). Last in the set, since ties between equally similar examples keep the set's order.
+    Example("Save the first 2 lines of /app/menu.txt into /app/top.txt.", "printf 'soup\nbread\ncake\n' > /app/menu.txt",
+            (("head -n 2 /app/menu.txt > /app/top.txt", ""),
+             ("cat /app/top.txt", "soup\nbread"))),
+    Example("In /app/stock.csv, find the price of pear and write just that number to /app/price.txt.",
+            "printf 'fruit,shop,price\napple,north,3\npear,south,5\n' > /app/stock.csv",
+            (("grep '^pear,' /app/stock.csv | cut -d, -f3 > /app/price.txt", ""),
+             ("cat /app/price.txt", "5"))),
+    Example("Create the directory /app/logs and inside it an empty file named today.log.", "",
+            (("mkdir -p /app/logs && touch /app/logs/today.log", ""),
+             ("ls /app/logs", "today.log"))),
 ]
 
 _STOP = frozenset("""a an and any app as at be but by each every file for from have in into is it its
