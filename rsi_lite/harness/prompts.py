@@ -115,10 +115,11 @@ EXAMPLES = [
             (("cat /app/calc.py", "def halve(x):\n    return x * 2"),
              ("sed -i 's/x \\* 2/x \\/ 2/' /app/calc.py", ""),
              ("cd /app && python3 -c 'from calc import halve; print(halve(8))'", "4.0"))),
-    # A second example of three operations the 135M model copied wrongly from one (on easy pool tasks at
-    # temperature 0.3 it wrote `tail -n 3` for the first lines, merged the CSV example's `head -n 1` look into
-    # its lookup, wrote the new file outside the new directory: 0 of 42 discovery episodes passed; with these
-    # three, 6 of 32). Last in the set, since ties between equally similar examples keep the set's order.
+    # A second example of three operations the 135M model copied wrongly from one: on their 16 easy pool tasks,
+    # exemplar and verifier-feedback harnesses at temperature 0.3, it wrote `tail -n 3` for the first lines,
+    # merged the CSV example's `head -n 1` look into its lookup, wrote the new file outside the new directory
+    # (0 of 32 episodes passed); with these three, 6 of 32 passed. Last in the set, since ties between equally
+    # similar examples keep the set's order.
     Example("Save the first 2 lines of /app/menu.txt into /app/top.txt.", "printf 'soup\nbread\ncake\n' > /app/menu.txt",
             (("head -n 2 /app/menu.txt > /app/top.txt", ""),
              ("cat /app/top.txt", "soup\nbread"))),
