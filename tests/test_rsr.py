@@ -221,6 +221,35 @@ def test_the_retry_pass_samples_only_unsolved_tasks_with_new_seeds_and_its_tempe
     assert [(h, temp) for h, temp, _ in calls] == [("plain", 0.3), ("exemplar", 0.9), ("plain", 0.9)]
 
 
+def test_a_failed_resolve_keeps_its_first_actions_when_they_pass_replayed(tok, bwrap_ok):
+    """The model solves the task, then overwrites the result: replayed action by action, the first action
+    passes, so the episode is cut after it; the clean example keeps that action and nothing after."""
+    from rsi_lite.rsr.stage import cut_after, passing_prefix, passing_prefixes
+
+    task = load_task(TASKS / "core" / "core-000-file_ops-easy")  # copy robin_coral.txt to flint_prism.txt
+    good, bad = "cp /app/robin_coral.txt /app/flint_prism.txt", "echo oops > /app/flint_prism.txt"
+
+    def episode(*commands):
+        msgs = [Message("instruction", task.instruction)]
+        for c in commands:
+            msgs += [Message("action", f"```bash\n{c}\n```"), Message("observation", "(no output)")]
+        t = _trajectory(tok, msgs + [Message("action", "TASK COMPLETE")], "plain", task.name)
+        t.verifier = {"strict": 0}
+        return t
+
+    clobbered, never = episode("ls /app", good, bad), episode("ls /app", bad)
+    assert passing_prefix(clobbered, task) == 2 and passing_prefix(never, task) is None
+    assert passing_prefixes([never, clobbered]) == {"1": 2}
+
+    cut = cut_after(clobbered, 2)
+    assert [m["content"] for m in cut.messages if m["kind"] == "action"] == [f"```bash\n{c}\n```" for c in ("ls /app", good)]
+    assert cut.verifier["strict"] == 1 and cut.verifier["prefix_of"] == 4 and cut.turns == 2
+    assert cut.token_ids == clobbered.token_ids[:cut.turn_spans[-1][1]] and cut.turn_spans == clobbered.turn_spans[:2]
+    ex = build_example(tok, cut, "resolve")
+    assert ex.retokenizes and good in tok.decode([i for i, m in zip(ex.input_ids, ex.loss_mask) if m])
+    assert bad not in tok.decode(ex.input_ids)
+
+
 # ---------------------------------------------------------------- masked SFT
 
 def test_masked_nll_matches_cross_entropy_on_the_masked_tokens():

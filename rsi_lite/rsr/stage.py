@@ -9,6 +9,7 @@ continues where a killed run stopped. `DONE` is written last.
     runbooks.jsonl    runbooks from both planners, with which planner wrote each
     reviews.jsonl     the reviewer's verdict on each runbook
     resolves.jsonl    the guided re-solves (plain harness, runbook as private guidance)
+    prefixes.json     with `keep_passing_prefix`: failed re-solves whose first actions pass when replayed
     dataset.jsonl     the accepted re-solves, cleaned: ids + loss mask
     metrics.jsonl     SFT steps;  checkpoint/  the actor adapter;  funnel.json  the counts
 """
@@ -72,6 +73,11 @@ class RSRConfig:
     runbook (the prompt and action format stay the plain harness's). The 135M model cannot hold the action
     format from the plain prompt alone: with the runbook only, 2 of 12 re-solves of three solved tasks passed;
     with the examples as well, 10 of 12. Set False for a model that can."""
+    keep_passing_prefix: bool = False
+    """Also keep a failed re-solve cut after its first action that leaves a passing workspace: its commands are
+    replayed in a fresh sandbox of the task, action by action, and the protected verifier judges each state.
+    The 135M model often solves a task in its first action and then overwrites the result in the next
+    (`head -n 2 a > b`, then `cat a > b`); the cut keeps what it did right, all of it its own tokens."""
     max_examples_per_task: int = 8
     """Distinct clean re-solves of one task kept for training (easy tasks would otherwise dominate)."""
     rollout: RolloutConfig = field(default_factory=lambda: RolloutConfig(max_turns=3, max_new_tokens=64))
@@ -235,6 +241,51 @@ def accept(traj: Trajectory, runbook: dict, task) -> list[str]:
     return reasons
 
 
+def passing_prefix(traj: Trajectory, task, backend: str = "auto") -> int | None:
+    """The fewest leading actions of a failed episode whose commands, replayed in a fresh sandbox of `task`,
+    leave a workspace its verifier passes (strict); None when no proper prefix does."""
+    from ..harness.parsers import parse_action
+    from ..verify import attempt
+
+    actions = [m["content"] for m in traj.messages if m["kind"] == "action"]
+    commands: list[str] = []
+    for n, text in enumerate(actions[:-1], 1):
+        ran = [c.keystrokes.rstrip("\n") for c in parse_action(text, traj.action_format).commands if c.runs]
+        if ran:
+            commands += ran
+            if attempt(task, commands, backend=backend)[1].strict:
+                return n
+    return None
+
+
+def cut_after(traj: Trajectory, n: int) -> Trajectory:
+    """The episode as if it had ended after its n-th action (the later messages and tokens dropped)."""
+    seen, end = 0, len(traj.messages)
+    for i, m in enumerate(traj.messages):
+        if m["kind"] == "action":
+            seen += 1
+            if seen == n:
+                end = i + 1
+                break
+    stop = traj.turn_spans[n - 1][1]
+    return Trajectory(**{**asdict(traj), "messages": traj.messages[:end], "token_ids": traj.token_ids[:stop],
+                         "action_mask": traj.action_mask[:stop], "logprobs": traj.logprobs[:stop],
+                         "turn_spans": traj.turn_spans[:n], "turns": n, "finish_reason": "passing_prefix",
+                         "verifier": {**traj.verifier, "strict": 1, "prefix_of": len(traj.turn_spans)}})
+
+
+def passing_prefixes(trajs: list[Trajectory], backend: str = "auto", workers: int = 8) -> dict[str, int]:
+    """{index: n} for each failed episode with a passing prefix of n actions."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ..tasks import load_task
+
+    failed = [i for i, t in enumerate(trajs) if not t.verifier.get("strict")]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        found = pool.map(lambda i: passing_prefix(trajs[i], load_task(Path(trajs[i].task_path)), backend), failed)
+        return {str(i): n for i, n in zip(failed, found) if n}
+
+
 def build_dataset(tokenizer, trajs: list[Trajectory], source: str, per_task: int) -> tuple[list[Example], int]:
     """Step 5: clean examples, distinct and at most `per_task` per task; returns them and the retokenize failures."""
     out, seen, count, bad = [], set(), {}, 0
@@ -307,11 +358,15 @@ def run_rsr(run: Path, cycle: int, cfg: RSRConfig | None = None, *, policy=None,
     if not (d / "resolves.jsonl").is_file():
         resolve(actor(), rows, verdicts, cfg, d / "resolves.jsonl", progress)
     resolves = read_trajectories(d / "resolves.jsonl")
+    if cfg.keep_passing_prefix and not (d / "prefixes.json").is_file():
+        write_json_atomic(d / "prefixes.json", passing_prefixes(resolves, cfg.rollout.backend, cfg.rollout.workers))
+    cuts = json.loads((d / "prefixes.json").read_text()) if cfg.keep_passing_prefix else {}
+    kept = [cut_after(t, cuts[str(i)]) if str(i) in cuts else t for i, t in enumerate(resolves)]
     which = [r["id"] for r in rows if any(v["id"] == r["id"] and v["approved"] for v in verdicts)
              for _ in range(cfg.resolves_per_runbook)]
     by_id = {r["id"]: r for r in rows}
     accepted, rejected = [], {}
-    for t, rid in zip(resolves, which):
+    for t, rid in zip(kept, which):
         why = accept(t, by_id[rid]["runbook"], load_task(Path(t.task_path)))
         if why:
             rejected[why[0].split(":")[0]] = rejected.get(why[0].split(":")[0], 0) + 1
@@ -344,6 +399,7 @@ def run_rsr(run: Path, cycle: int, cfg: RSRConfig | None = None, *, policy=None,
         "approved": sum(v["approved"] for v in verdicts), "resolves": len(resolves),
         "resolve_successes": sum(bool(t.verifier.get("strict")) for t in resolves),
         "accepted": len(accepted), "rejected": rejected,
+        "accepted_prefixes": sum(t.finish_reason == "passing_prefix" for t in accepted),
         "retokenize_failures": json.loads((d / "dataset_meta.json").read_text())["retokenize_failures"],
         "examples": len(examples), "training_tokens": sum(sum(e.loss_mask) for e in examples),
         "sft": json.loads((d / "sft.json").read_text()),
