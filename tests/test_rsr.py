@@ -68,6 +68,15 @@ def test_review_rejects_bad_schema_and_foreign_artifacts(csv_task):
     assert not v.approved and "artifacts" in v.reasons[0]
 
 
+def test_review_accepts_a_file_the_instruction_names_inside_a_directory_it_names():
+    task = load_task(TASKS / "core" / "core-003-file_ops-easy")  # the directory /app/topaz_dir, a file tide_border.log
+    assert review({"milestones": ["Use `mkdir` and `touch` on /app/topaz_dir, /app/topaz_dir/tide_border.log"]},
+                  task).approved
+    for foreign in ("/app/topaz_dir/other.log", "/app/elsewhere/tide_border.log", "/app/topaz_dir/tide_border.log2"):
+        v = review({"milestones": [f"Use `touch` on {foreign}"]}, task)
+        assert not v.approved and "artifacts" in v.reasons[0], foreign
+
+
 def test_validate_and_parse_tolerate_junk():
     assert validate({"milestones": ["a"], "checks": [], "pitfalls": []}) == []
     assert validate([]) and validate({"milestones": "a"}) and validate({"milestones": ["x" * 300]})

@@ -2,8 +2,9 @@
 
 Deterministic gates, always:
   schema      the runbook validates (`runbook.validate`)
-  artifacts   every absolute path it names is one the instruction or the workspace names
-              (a runbook about other files would teach the wrong task)
+  artifacts   every absolute path it names is one the instruction or the workspace names, or a
+              file the instruction names inside a directory it names (a runbook about other files
+              would teach the wrong task)
   leakage     nothing protected: no test text, no value only the tests hold, no solution
               line, no script (`leakage.find_leaks`)
 A model reviewer can be added (`model_review`): the actor answers YES or NO; it can only
@@ -12,6 +13,7 @@ reject what the deterministic gates passed, never approve what they rejected.
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 
 from .leakage import find_leaks, protected
@@ -19,7 +21,13 @@ from .runbook import ABSOLUTE, render, validate
 
 
 def _public_path(p: str, public: str) -> bool:
-    return p in public or p in ("/app", "/tmp") or p.startswith(("/tmp/", "/dev/", "/bin/", "/usr/"))
+    """Named by the public text, or a file the text names (as a whole word) in a directory it names: "Create
+    the directory /app/logs and inside it an empty file named today.log" names /app/logs/today.log."""
+    if p in public or p in ("/app", "/tmp") or p.startswith(("/tmp/", "/dev/", "/bin/", "/usr/")):
+        return True
+    parent, _, name = p.rpartition("/")
+    return (bool(parent) and bool(name) and _public_path(parent, public)
+            and re.search(rf"(?<![\w./-]){re.escape(name)}(?![\w-])", public) is not None)
 
 
 @dataclass
