@@ -233,7 +233,7 @@ def test_the_retry_pass_samples_only_unsolved_tasks_with_new_seeds_and_its_tempe
 def test_a_failed_resolve_keeps_its_first_actions_when_they_pass_replayed(tok, bwrap_ok):
     """The model solves the task, then overwrites the result: replayed action by action, the first action
     passes, so the episode is cut after it; the clean example keeps that action and nothing after."""
-    from rsi_lite.rsr.stage import cut_after, passing_prefix, passing_prefixes
+    from rsi_lite.rsr.prefix import cut_after, passing_prefix, passing_prefixes
 
     task = load_task(TASKS / "core" / "core-000-file_ops-easy")  # copy robin_coral.txt to flint_prism.txt
     good, bad = "cp /app/robin_coral.txt /app/flint_prism.txt", "echo oops > /app/flint_prism.txt"

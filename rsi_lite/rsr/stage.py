@@ -26,6 +26,7 @@ from ..rollout import RolloutConfig, run_episodes
 from ..trajectory import Trajectory, read_trajectories, write_trajectories
 from .clean import Example, build_example
 from .leakage import find_leaks, ngrams
+from .prefix import cut_after, passing_prefixes
 from .review import Verdict, model_review, review
 from .runbook import extractive_runbook, model_runbooks, render
 from .sft import SFTConfig, save_actor, train_sft
@@ -239,51 +240,6 @@ def accept(traj: Trajectory, runbook: dict, task) -> list[str]:
     if quoted:
         reasons.append(f"quotes the runbook: {' '.join(sorted(quoted)[0])!r}")
     return reasons
-
-
-def passing_prefix(traj: Trajectory, task, backend: str = "auto") -> int | None:
-    """The fewest leading actions of a failed episode whose commands, replayed in a fresh sandbox of `task`,
-    leave a workspace its verifier passes (strict); None when no proper prefix does."""
-    from ..harness.parsers import parse_action
-    from ..verify import attempt
-
-    actions = [m["content"] for m in traj.messages if m["kind"] == "action"]
-    commands: list[str] = []
-    for n, text in enumerate(actions[:-1], 1):
-        ran = [c.keystrokes.rstrip("\n") for c in parse_action(text, traj.action_format).commands if c.runs]
-        if ran:
-            commands += ran
-            if attempt(task, commands, backend=backend)[1].strict:
-                return n
-    return None
-
-
-def cut_after(traj: Trajectory, n: int) -> Trajectory:
-    """The episode as if it had ended after its n-th action (the later messages and tokens dropped)."""
-    seen, end = 0, len(traj.messages)
-    for i, m in enumerate(traj.messages):
-        if m["kind"] == "action":
-            seen += 1
-            if seen == n:
-                end = i + 1
-                break
-    stop = traj.turn_spans[n - 1][1]
-    return Trajectory(**{**asdict(traj), "messages": traj.messages[:end], "token_ids": traj.token_ids[:stop],
-                         "action_mask": traj.action_mask[:stop], "logprobs": traj.logprobs[:stop],
-                         "turn_spans": traj.turn_spans[:n], "turns": n, "finish_reason": "passing_prefix",
-                         "verifier": {**traj.verifier, "strict": 1, "prefix_of": len(traj.turn_spans)}})
-
-
-def passing_prefixes(trajs: list[Trajectory], backend: str = "auto", workers: int = 8) -> dict[str, int]:
-    """{index: n} for each failed episode with a passing prefix of n actions."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from ..tasks import load_task
-
-    failed = [i for i, t in enumerate(trajs) if not t.verifier.get("strict")]
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        found = pool.map(lambda i: passing_prefix(trajs[i], load_task(Path(trajs[i].task_path)), backend), failed)
-        return {str(i): n for i, n in zip(failed, found) if n}
 
 
 def build_dataset(tokenizer, trajs: list[Trajectory], source: str, per_task: int) -> tuple[list[Example], int]:
