@@ -53,3 +53,33 @@ def small_random_model(tmp_path_factory):
     from rsi_lite.policy.model import random_model
 
     return random_model(tmp_path_factory.mktemp("model") / "random")
+
+
+def scripted_trajectory(tok, messages, harness="exemplar", task="core-011-data_csv-easy", family="data_csv"):
+    """A record as the engine writes it: actions are the ids 'generated' (here: encoded, plus the stop token).
+    `messages` are rsi_lite Message objects; the task is named under tasks_mini/core."""
+    from rsi_lite.trajectory import TokenStream, Trajectory, stop_token_ids
+
+    stop = stop_token_ids(tok)
+    im_end = tok.convert_tokens_to_ids("<|im_end|>")
+    first = next(i for i, m in enumerate(messages) if m.kind == "action")
+    stream = TokenStream(tok, "a helper harness's system prompt", messages[:first])
+    for m in messages[first:]:
+        if m.kind == "action":
+            ids = tok.encode(m.content, add_special_tokens=False) + [im_end]
+            stream.add_action(ids, [-0.5] * len(ids), stop)
+        else:
+            stream.add_messages([m])
+    ids, mask, spans, pos = [], [], [], 0
+    for s in stream.segments:
+        if s.kind == "action":
+            spans.append([pos, pos + len(s.ids)])
+        ids += s.ids
+        mask += s.mask
+        pos += len(s.ids)
+    return Trajectory(task=task, task_path=str(TASKS / "core" / task), suite="core", family=family,
+                      difficulty="easy", harness=harness, action_format="bash", policy="base", seed=0,
+                      system="x", messages=[m.to_dict() for m in messages], token_ids=ids, action_mask=mask,
+                      logprobs=[0.0] * len(ids), turn_spans=spans, finish_reason="complete", turns=len(spans),
+                      verifier={"strict": 1, "passed": 4, "total": 4, "tests": []}, rewards={}, tokens={},
+                      timings={})

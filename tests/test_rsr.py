@@ -10,7 +10,6 @@ import torch
 
 from rsi_lite.harness.messages import Message
 from rsi_lite.policy.model import Policy, PolicyConfig, prepare_model
-from rsi_lite.trajectory import TokenStream, Trajectory, stop_token_ids
 from rsi_lite.rsr.clean import build_example, clean_turns
 from rsi_lite.rsr.leakage import find_leaks
 from rsi_lite.rsr.review import review
@@ -19,7 +18,7 @@ from rsi_lite.rsr.sft import SFTConfig, masked_nll, train_sft
 from rsi_lite.rsr.stage import RSRConfig, accept, config_file, run_rsr, select_sources
 from rsi_lite.tasks import find_tasks, load_task
 
-from .conftest import TASKS
+from .conftest import TASKS, scripted_trajectory
 
 CSV_TASK = "core-011-data_csv-easy"  # expected value '6' lives only in its tests
 
@@ -115,33 +114,6 @@ def test_extractive_runbook_names_tools_files_checks_and_pitfalls():
 
 # ---------------------------------------------------------------- cleaning
 
-def _trajectory(tok, messages: list[Message], harness="exemplar", task=CSV_TASK) -> Trajectory:
-    """A record as the engine writes it: actions are the ids 'generated' (here: encoded, plus the stop token)."""
-    stop = stop_token_ids(tok)
-    im_end = tok.convert_tokens_to_ids("<|im_end|>")
-    first = next(i for i, m in enumerate(messages) if m.kind == "action")
-    stream = TokenStream(tok, "a helper harness's system prompt", messages[:first])
-    for m in messages[first:]:
-        if m.kind == "action":
-            ids = tok.encode(m.content, add_special_tokens=False) + [im_end]
-            stream.add_action(ids, [-0.5] * len(ids), stop)
-        else:
-            stream.add_messages([m])
-    ids, mask, spans, pos = [], [], [], 0
-    for s in stream.segments:
-        if s.kind == "action":
-            spans.append([pos, pos + len(s.ids)])
-        ids += s.ids
-        mask += s.mask
-        pos += len(s.ids)
-    return Trajectory(task=task, task_path=str(TASKS / "core" / task), suite="core", family="data_csv",
-                      difficulty="easy", harness=harness, action_format="bash", policy="base", seed=0,
-                      system="x", messages=[m.to_dict() for m in messages], token_ids=ids, action_mask=mask,
-                      logprobs=[0.0] * len(ids), turn_spans=spans, finish_reason="complete", turns=len(spans),
-                      verifier={"strict": 1, "passed": 4, "total": 4, "tests": []}, rewards={}, tokens={},
-                      timings={})
-
-
 def test_cleaning_drops_guidance_control_and_refused_actions_and_keeps_ids(tok):
     msgs = [Message("control", "Task: an example", as_role="user"),
             Message("control", "```bash\nls\n```", as_role="assistant"),
@@ -154,7 +126,7 @@ def test_cleaning_drops_guidance_control_and_refused_actions_and_keeps_ids(tok):
             Message("observation", "(no output)"),
             Message("control", "Checks still failing: value_correct"),
             Message("action", "TASK COMPLETE")]
-    traj = _trajectory(tok, msgs)
+    traj = scripted_trajectory(tok, msgs)
     kept = [m["kind"] for m, _ in clean_turns(traj)]
     assert kept == ["instruction", "action", "observation", "action"]
     ex = build_example(tok, traj, "resolve")
@@ -173,21 +145,21 @@ def test_cleaning_drops_guidance_control_and_refused_actions_and_keeps_ids(tok):
 def test_accept_rejects_failures_and_quotes(tok, csv_task):
     book = {"milestones": ["Use `tail` and `wc` on /app/violet_granite.csv to count the data rows carefully"],
             "checks": [], "pitfalls": []}
-    ok = _trajectory(tok, [Message("instruction", "Task"), Message("action", "```bash\ntail -n +2 violet_granite.csv | wc -l > pebble.txt\n```")])
+    ok = scripted_trajectory(tok, [Message("instruction", "Task"), Message("action", "```bash\ntail -n +2 violet_granite.csv | wc -l > pebble.txt\n```")])
     assert accept(ok, book, csv_task) == ["leakage: solution_line: 'tail -n +2 violet_granite.csv | wc -l > pebble.txt'"]
-    fine = _trajectory(tok, [Message("instruction", "Task"), Message("action", "```bash\nwc -l < /app/violet_granite.csv\n```")])
+    fine = scripted_trajectory(tok, [Message("instruction", "Task"), Message("action", "```bash\nwc -l < /app/violet_granite.csv\n```")])
     assert accept(fine, book, csv_task) == []
-    quoting = _trajectory(tok, [Message("instruction", "Task"), Message("action", "# to count the data rows carefully\nwc")])
+    quoting = scripted_trajectory(tok, [Message("instruction", "Task"), Message("action", "# to count the data rows carefully\nwc")])
     assert any("quotes the runbook" in r for r in accept(quoting, book, csv_task))
-    failed = _trajectory(tok, [Message("instruction", "Task"), Message("action", "ls")])
+    failed = scripted_trajectory(tok, [Message("instruction", "Task"), Message("action", "ls")])
     failed.verifier = {"strict": 0}
     assert accept(failed, book, csv_task) == ["not a strict success"]
 
 
 def test_select_sources_keeps_strict_successes_fewest_turns_first(tok):
-    a = _trajectory(tok, [Message("instruction", "T"), Message("action", "x"), Message("observation", "o"), Message("action", "y")])
-    b = _trajectory(tok, [Message("instruction", "T"), Message("action", "z")])
-    c = _trajectory(tok, [Message("instruction", "T"), Message("action", "w")])
+    a = scripted_trajectory(tok, [Message("instruction", "T"), Message("action", "x"), Message("observation", "o"), Message("action", "y")])
+    b = scripted_trajectory(tok, [Message("instruction", "T"), Message("action", "z")])
+    c = scripted_trajectory(tok, [Message("instruction", "T"), Message("action", "w")])
     c.verifier = {"strict": 0}
     assert select_sources([a, b, c], per_task=1) == [b]
 
@@ -205,7 +177,7 @@ def test_the_retry_pass_samples_only_unsolved_tasks_with_new_seeds_and_its_tempe
         calls.append((rc.harness, rc.temperature, [(t.name, s) for t, s in jobs]))
         out = []
         for t, s in jobs:
-            x = _trajectory(tok, [Message("instruction", t.instruction), Message("action", "ls")], rc.harness, t.name)
+            x = scripted_trajectory(tok, [Message("instruction", t.instruction), Message("action", "ls")], rc.harness, t.name)
             x.seed, x.verifier = s, {"strict": int(t.name == "core-000-file_ops-easy" and rc.harness == "exemplar")}
             out.append(x)
         return out
@@ -242,7 +214,7 @@ def test_a_failed_resolve_keeps_its_first_actions_when_they_pass_replayed(tok, b
         msgs = [Message("instruction", task.instruction)]
         for c in commands:
             msgs += [Message("action", f"```bash\n{c}\n```"), Message("observation", "(no output)")]
-        t = _trajectory(tok, msgs + [Message("action", "TASK COMPLETE")], "plain", task.name)
+        t = scripted_trajectory(tok, msgs + [Message("action", "TASK COMPLETE")], "plain", task.name)
         t.verifier = {"strict": 0}
         return t
 
@@ -294,7 +266,7 @@ def test_sft_trains_only_the_actor_and_lowers_the_loss(tok, two_adapter_policy):
     pol = two_adapter_policy
     before = {n: p.detach().clone() for n, p in pol.model.named_parameters()}
     msgs = [Message("instruction", "Task:\nCount rows."), Message("action", "```bash\nwc -l < /app/a.csv\n```")]
-    ex = build_example(tok, _trajectory(tok, msgs), "resolve")
+    ex = build_example(tok, scripted_trajectory(tok, msgs), "resolve")
     summary = train_sft(pol, [ex] * 4, SFTConfig(epochs=6, lr=1e-2, batch_size=2, warmup_steps=1))
     assert summary["last_loss"] < summary["first_loss"]
     for n, p in pol.model.named_parameters():

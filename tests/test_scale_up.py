@@ -58,27 +58,23 @@ def _pool(tmp_path):
 
 def _solution_examples(model_dir: Path, pool: Path) -> list[dict]:
     """One clean SFT example per pool task: the instruction, then its reference solution's command as the
-    model's action (loss on the action only), tokenized exactly as the RSR stage tokenizes its examples."""
+    model's action, cleaned and tokenized by the RSR stage's own `build_example`."""
     from transformers import AutoTokenizer
 
-    from rsi_lite.harness.harnesses import make_harness
     from rsi_lite.harness.messages import Message
-    from rsi_lite.rsr.clean import Example
+    from rsi_lite.rsr.clean import build_example
     from rsi_lite.tasks import find_tasks
-    from rsi_lite.trajectory import TokenStream, stop_token_ids
+
+    from .conftest import scripted_trajectory
 
     tok = AutoTokenizer.from_pretrained(str(model_dir))
-    stop, end = stop_token_ids(tok), tok.convert_tokens_to_ids("<|im_end|>")
     rows = []
     for task in find_tasks(pool):
         cmd = (Path(task.path) / "solution" / "solve.sh").read_text().strip().splitlines()[-1]
-        first = Message("instruction", task.instruction)
-        stream = TokenStream(tok, make_harness("plain").system_prompt(), [first])
-        action = tok.encode(f"```bash\n{cmd}\n```", add_special_tokens=False) + [end]
-        reply = stream.add_action(action, [0.0] * len(action), stop)
-        mask = [x for seg in stream.segments for x in seg.mask]
-        messages = [{"kind": "instruction", "content": first.content}, {"kind": "action", "content": reply}]
-        rows.append(Example(task.name, task.family, "resolve", messages, stream.ids(), mask, True).to_dict())
+        msgs = [Message("instruction", task.instruction), Message("action", f"```bash\n{cmd}\n```")]
+        ex = build_example(tok, scripted_trajectory(tok, msgs, "plain", task.name, task.family), "resolve")
+        assert ex.retokenizes
+        rows.append(ex.to_dict())
     return rows
 
 
