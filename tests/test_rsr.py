@@ -231,6 +231,32 @@ def test_a_failed_resolve_keeps_its_first_actions_when_they_pass_replayed(tok, b
     assert bad not in tok.decode(ex.input_ids)
 
 
+def test_a_success_that_writes_after_it_passes_is_cut_where_it_first_passed(tok, bwrap_ok):
+    """A success whose later action rewrites a file the checks do not read is cut after its passing action
+    (`trim_after_pass`); a success that only looks afterwards, and any success without `trim`, stay whole."""
+    from rsi_lite.rsr.prefix import passing_prefix, passing_prefixes
+
+    task = load_task(TASKS / "core" / "core-000-file_ops-easy")  # copy robin_coral.txt to flint_prism.txt
+    good = "cp /app/robin_coral.txt /app/flint_prism.txt"
+
+    def success(*commands):
+        msgs = [Message("instruction", task.instruction)]
+        for c in commands:
+            msgs += [Message("action", f"```bash\n{c}\n```"), Message("observation", "(no output)")]
+        t = scripted_trajectory(tok, msgs + [Message("action", "TASK COMPLETE")], "plain", task.name)
+        t.verifier = {"strict": 1}
+        return t
+
+    looked = success(good, "cat /app/flint_prism.txt")
+    wrote = success(good, "echo junk > /app/notes.txt", "cat /app/flint_prism.txt")
+    chmod = success("ls /app", good, "chmod 600 /app/robin_coral.txt")
+    assert passing_prefix(looked, task, trim=True) is None
+    assert passing_prefix(wrote, task, trim=True) == 1 and passing_prefix(chmod, task, trim=True) == 2
+    assert passing_prefix(wrote, task) is None  # successes are left alone unless asked
+    assert passing_prefixes([looked, wrote, chmod], failed=False, trim=True) == {"1": 1, "2": 2}
+    assert passing_prefixes([looked, wrote, chmod]) == {}
+
+
 # ---------------------------------------------------------------- masked SFT
 
 def test_masked_nll_matches_cross_entropy_on_the_masked_tokens():

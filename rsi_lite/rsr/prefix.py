@@ -1,36 +1,58 @@
-"""Passing prefixes: a failed episode that was right before it went wrong.
+"""Passing prefixes: an episode that was right before it went wrong, or before it went on writing.
 
 The 135M model often solves a task in one action and overwrites the result in the next
 (`head -n 2 a > b`, then `cat a > b`). Replaying the episode's commands in a fresh sandbox of
 the task, action by action, and verifying the workspace after each, finds the first action
 after which the protected verifier passes; the episode cut there keeps only the model's own
-tokens up to that action. Used by the RSR stage's `keep_passing_prefix`.
+tokens up to that action. Used by the RSR stage's `keep_passing_prefix` (failed episodes).
+
+A successful episode can carry the same habit and pass anyway: `grep -c ' ERROR ' a > n.txt`,
+then `cat n.txt > a` rewrites a file the checks do not read. Trained on whole, it teaches the
+overwrite that fails elsewhere. The replay also fingerprints the workspace when it first passes
+and at the end; a success whose later actions changed it is cut too (`trim_after_pass`).
 """
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import asdict
 from pathlib import Path
 
 from ..trajectory import Trajectory
 
 
-def passing_prefix(traj: Trajectory, task, backend: str = "auto") -> int | None:
-    """The fewest leading actions of a failed episode whose commands, replayed in one fresh sandbox of `task`,
-    leave a workspace its verifier passes (strict, checked on a snapshot after each action that ran a command);
-    None when no proper prefix does."""
+def _fingerprint(sb, workdir: str) -> str:
+    """Every path under the workdir with its type, mode and, for a file, its checksum."""
+    q = shlex.quote(sb.shell_path(workdir))
+    return sb.exec(f"find {q} -xdev -printf '%y %m %p\\n' | sort; "
+                   f"find {q} -xdev -type f -print0 | sort -z | xargs -0 -r md5sum").output
+
+
+def passing_prefix(traj: Trajectory, task, backend: str = "auto", trim: bool = False) -> int | None:
+    """The fewest leading actions whose commands, replayed in one fresh sandbox of `task`, leave a workspace its
+    verifier passes (strict, checked on a snapshot after each action that ran a command), for a failed
+    episode; with `trim`, for a successful one too when its later actions change the workspace from that
+    passing state. None when no proper prefix does (or, for a success, when it only looked afterwards)."""
     from ..harness.parsers import parse_action
     from ..sandbox import make_sandbox
     from ..verify import verify_sandbox
 
+    success = bool(traj.verifier.get("strict"))
+    if success and not trim:
+        return None
     actions = [m["content"] for m in traj.messages if m["kind"] == "action"]
+    first, passed = None, ""
     with make_sandbox(task, backend=backend) as sb:
-        for n, text in enumerate(actions[:-1], 1):
+        for n, text in enumerate(actions[:-1] if not success else actions, 1):
             ran = [c.keystrokes.rstrip("\n") for c in parse_action(text, traj.action_format).commands if c.runs]
             for command in ran:
                 sb.exec(command)
-            if ran and verify_sandbox(sb, task).strict:
-                return n
+            if first is None and ran and verify_sandbox(sb, task).strict:
+                if not success:
+                    return n
+                first, passed = n, _fingerprint(sb, task.environment.workdir)
+        if first is not None and first < len(actions) and _fingerprint(sb, task.environment.workdir) != passed:
+            return first
     return None
 
 
@@ -50,13 +72,15 @@ def cut_after(traj: Trajectory, n: int) -> Trajectory:
                          "verifier": {**traj.verifier, "strict": 1, "prefix_of": len(traj.turn_spans)}})
 
 
-def passing_prefixes(trajs: list[Trajectory], backend: str = "auto", workers: int = 8) -> dict[str, int]:
-    """{index: n} for each failed episode with a passing prefix of n actions."""
+def passing_prefixes(trajs: list[Trajectory], backend: str = "auto", workers: int = 8, *, failed: bool = True,
+                     trim: bool = False) -> dict[str, int]:
+    """{index: n} for each episode to cut after n actions: failed ones with a passing prefix (`failed`) and, with
+    `trim`, successes that changed their workspace after first passing."""
     from concurrent.futures import ThreadPoolExecutor
 
     from ..tasks import load_task
 
-    failed = [i for i, t in enumerate(trajs) if not t.verifier.get("strict")]
+    which = [i for i, t in enumerate(trajs) if (trim if t.verifier.get("strict") else failed)]
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        found = pool.map(lambda i: passing_prefix(trajs[i], load_task(Path(trajs[i].task_path)), backend), failed)
-        return {str(i): n for i, n in zip(failed, found) if n}
+        found = pool.map(lambda i: passing_prefix(trajs[i], load_task(Path(trajs[i].task_path)), backend, trim), which)
+        return {str(i): n for i, n in zip(which, found) if n}

@@ -9,7 +9,7 @@ continues where a killed run stopped. `DONE` is written last.
     runbooks.jsonl    runbooks from both planners, with which planner wrote each
     reviews.jsonl     the reviewer's verdict on each runbook
     resolves.jsonl    the guided re-solves (plain harness, runbook as private guidance)
-    prefixes.json     with `keep_passing_prefix`: failed re-solves whose first actions pass when replayed
+    prefixes.json     with `keep_passing_prefix` / `trim_after_pass`: re-solves to cut after their first passing action
     dataset.jsonl     the accepted re-solves, cleaned: ids + loss mask
     metrics.jsonl     SFT steps;  checkpoint/  the actor adapter;  funnel.json  the counts
 """
@@ -79,6 +79,11 @@ class RSRConfig:
     replayed in a fresh sandbox of the task, action by action, and the protected verifier judges each state.
     The 135M model often solves a task in its first action and then overwrites the result in the next
     (`head -n 2 a > b`, then `cat a > b`); the cut keeps what it did right, all of it its own tokens."""
+    trim_after_pass: bool = False
+    """Cut a successful re-solve after its first action that leaves a passing workspace when a later action
+    changed the workspace again (replayed and fingerprinted as for `keep_passing_prefix`). Such a re-solve
+    passes by luck: `grep -c ' ERROR ' a > n.txt`, then `cat n.txt > a` rewrites a file no check reads, and
+    trained on whole it teaches the overwrite that fails other tasks."""
     max_examples_per_task: int = 8
     """Distinct clean re-solves of one task kept for training (easy tasks would otherwise dominate)."""
     rollout: RolloutConfig = field(default_factory=lambda: RolloutConfig(max_turns=3, max_new_tokens=64))
@@ -314,9 +319,12 @@ def run_rsr(run: Path, cycle: int, cfg: RSRConfig | None = None, *, policy=None,
     if not (d / "resolves.jsonl").is_file():
         resolve(actor(), rows, verdicts, cfg, d / "resolves.jsonl", progress)
     resolves = read_trajectories(d / "resolves.jsonl")
-    if cfg.keep_passing_prefix and not (d / "prefixes.json").is_file():
-        write_json_atomic(d / "prefixes.json", passing_prefixes(resolves, cfg.rollout.backend, cfg.rollout.workers))
-    cuts = json.loads((d / "prefixes.json").read_text()) if cfg.keep_passing_prefix else {}
+    cutting = cfg.keep_passing_prefix or cfg.trim_after_pass
+    if cutting and not (d / "prefixes.json").is_file():
+        write_json_atomic(d / "prefixes.json", passing_prefixes(resolves, cfg.rollout.backend, cfg.rollout.workers,
+                                                                failed=cfg.keep_passing_prefix,
+                                                                trim=cfg.trim_after_pass))
+    cuts = json.loads((d / "prefixes.json").read_text()) if cutting else {}
     kept = [cut_after(t, cuts[str(i)]) if str(i) in cuts else t for i, t in enumerate(resolves)]
     which = [r["id"] for r in rows if any(v["id"] == r["id"] and v["approved"] for v in verdicts)
              for _ in range(cfg.resolves_per_runbook)]
@@ -356,6 +364,7 @@ def run_rsr(run: Path, cycle: int, cfg: RSRConfig | None = None, *, policy=None,
         "resolve_successes": sum(bool(t.verifier.get("strict")) for t in resolves),
         "accepted": len(accepted), "rejected": rejected,
         "accepted_prefixes": sum(t.finish_reason == "passing_prefix" for t in accepted),
+        "trimmed_successes": sum(bool(resolves[int(i)].verifier.get("strict")) for i in cuts),
         "retokenize_failures": json.loads((d / "dataset_meta.json").read_text())["retokenize_failures"],
         "examples": len(examples), "training_tokens": sum(sum(e.loss_mask) for e in examples),
         "sft": json.loads((d / "sft.json").read_text()),
