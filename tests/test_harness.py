@@ -118,6 +118,13 @@ def test_exemplar_shows_the_examples_most_like_the_task_the_nearest_last():
     assert choose_examples("xyzzy plugh", 2) == EXAMPLES[:2][::-1]  # no shared word: the set's order
 
 
+def test_among_equally_similar_examples_the_one_with_the_tasks_kinds_of_file_is_chosen():
+    task = "Count the data rows of /app/hill.csv (do not count the header line) and write the number to /app/n.txt."
+    shown = [ex.instruction for ex in choose_examples(task, 3)]
+    # a CSV lookup and the word count of a .txt share as much (idf-weighted) with it; the CSV one goes in
+    assert ".csv" in shown[0] and "poem.txt" not in " ".join(shown) and shown[-1].startswith("Count the data rows")
+
+
 def test_exemplars_share_no_task_with_the_suites():
     examples = [shingles(ex.instruction + " " + " ".join(c for c, _ in ex.steps)) for ex in EXAMPLES]
     for t in find_tasks(TASKS):

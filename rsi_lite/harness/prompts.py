@@ -146,13 +146,25 @@ _BAGS = [_words(ex.instruction) for ex in EXAMPLES]
 _IDF = {w: math.log(len(_BAGS) / sum(w in b for b in _BAGS)) for b in _BAGS for w in b}
 
 
+def _extensions(text: str) -> set[str]:
+    return set(re.findall(r"\.([a-z][a-z0-9]*)\b", text.lower()))
+
+
+_EXTS = [_extensions(ex.instruction) for ex in EXAMPLES]
+
+
 def choose_examples(instruction: str, n: int = 3) -> list[Example]:
     """The `n` examples whose instructions share the most words with `instruction`, each shared word
     weighted by how rare it is in the set (idf, so 'txt' counts less than 'csv'); most similar last,
-    since a small model follows the example nearest to the task. Ties keep the set's order."""
-    words = _words(instruction)
-    score = [sum(_IDF[w] for w in words & b) for b in _BAGS]
-    ranked = sorted(range(len(EXAMPLES)), key=lambda i: (-score[i], i))
+    since a small model follows the example nearest to the task. Among equal scores the example with more
+    of the task's kinds of file (extensions) goes first, the file type deciding the tool, then the set's
+    order. (The tie is real: for "Count the data rows of /app/x.csv ... write the number to /app/y.txt" a
+    CSV lookup and "Write the number of words in /app/poem.txt ..." scored the same, and the set's order
+    chose the poem; with the CSV lookup shown the 135M model solved 20 of 36 such discovery episodes, with
+    the poem 1 of 72.)"""
+    words, exts = _words(instruction), _extensions(instruction)
+    score = [round(sum(_IDF[w] for w in words & b), 9) for b in _BAGS]  # rounded: equal sums are ties
+    ranked = sorted(range(len(EXAMPLES)), key=lambda i: (-score[i], -len(exts & _EXTS[i]), i))
     return [EXAMPLES[i] for i in reversed(ranked[:n])]
 
 
