@@ -202,6 +202,16 @@ def test_the_retry_pass_samples_only_unsolved_tasks_with_new_seeds_and_its_tempe
     assert [(h, temp) for h, temp, _ in calls] == [("plain", 0.3), ("exemplar", 0.9), ("plain", 0.9)]
 
 
+def _episode(tok, task, strict: int, *commands):
+    """A plain-harness episode of `task` that ran `commands`, one per turn, then said TASK COMPLETE."""
+    msgs = [Message("instruction", task.instruction)]
+    for c in commands:
+        msgs += [Message("action", f"```bash\n{c}\n```"), Message("observation", "(no output)")]
+    t = scripted_trajectory(tok, msgs + [Message("action", "TASK COMPLETE")], "plain", task.name)
+    t.verifier = {"strict": strict}
+    return t
+
+
 def test_a_failed_resolve_keeps_its_first_actions_when_they_pass_replayed(tok, bwrap_ok):
     """The model solves the task, then overwrites the result: replayed action by action, the first action
     passes, so the episode is cut after it; the clean example keeps that action and nothing after."""
@@ -209,16 +219,7 @@ def test_a_failed_resolve_keeps_its_first_actions_when_they_pass_replayed(tok, b
 
     task = load_task(TASKS / "core" / "core-000-file_ops-easy")  # copy robin_coral.txt to flint_prism.txt
     good, bad = "cp /app/robin_coral.txt /app/flint_prism.txt", "echo oops > /app/flint_prism.txt"
-
-    def episode(*commands):
-        msgs = [Message("instruction", task.instruction)]
-        for c in commands:
-            msgs += [Message("action", f"```bash\n{c}\n```"), Message("observation", "(no output)")]
-        t = scripted_trajectory(tok, msgs + [Message("action", "TASK COMPLETE")], "plain", task.name)
-        t.verifier = {"strict": 0}
-        return t
-
-    clobbered, never = episode("ls /app", good, bad), episode("ls /app", bad)
+    clobbered, never = _episode(tok, task, 0, "ls /app", good, bad), _episode(tok, task, 0, "ls /app", bad)
     assert passing_prefix(clobbered, task) == 2 and passing_prefix(never, task) is None
     assert passing_prefixes([never, clobbered]) == {"1": 2}
 
@@ -238,18 +239,9 @@ def test_a_success_that_writes_after_it_passes_is_cut_where_it_first_passed(tok,
 
     task = load_task(TASKS / "core" / "core-000-file_ops-easy")  # copy robin_coral.txt to flint_prism.txt
     good = "cp /app/robin_coral.txt /app/flint_prism.txt"
-
-    def success(*commands):
-        msgs = [Message("instruction", task.instruction)]
-        for c in commands:
-            msgs += [Message("action", f"```bash\n{c}\n```"), Message("observation", "(no output)")]
-        t = scripted_trajectory(tok, msgs + [Message("action", "TASK COMPLETE")], "plain", task.name)
-        t.verifier = {"strict": 1}
-        return t
-
-    looked = success(good, "cat /app/flint_prism.txt")
-    wrote = success(good, "echo junk > /app/notes.txt", "cat /app/flint_prism.txt")
-    chmod = success("ls /app", good, "chmod 600 /app/robin_coral.txt")
+    looked = _episode(tok, task, 1, good, "cat /app/flint_prism.txt")
+    wrote = _episode(tok, task, 1, good, "echo junk > /app/notes.txt", "cat /app/flint_prism.txt")
+    chmod = _episode(tok, task, 1, "ls /app", good, "chmod 600 /app/robin_coral.txt")
     assert passing_prefix(looked, task, trim=True) is None
     assert passing_prefix(wrote, task, trim=True) == 1 and passing_prefix(chmod, task, trim=True) == 2
     assert passing_prefix(wrote, task) is None  # successes are left alone unless asked
