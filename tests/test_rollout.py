@@ -107,6 +107,19 @@ def test_the_continuous_engine_fills_its_decode_slots_and_keeps_its_sandboxes_wi
     assert seen["busy"] == 2 and seen["max_open"] == 3 and seen["open"] == 0, seen
 
 
+def test_of_the_ready_prompts_the_episode_with_the_fewest_turns_taken_speaks_first():
+    from rsi_lite.rollout import ReadyQueue
+
+    q = ReadyQueue()
+    for episode, turns in [(0, 1), (1, 0), (2, 2), (3, 1), (4, 0)]:
+        q.push(episode, turns)
+    assert len(q) == 5
+    assert [q.pop() for _ in range(3)] == [1, 4, 0]  # fewest turns, then the first ready
+    q.push(5, 0)  # a late episode's first turn goes before the older ones' later turns
+    assert [q.pop() for _ in range(len(q))] == [5, 3, 2]
+    assert not q
+
+
 @pytest.mark.parametrize("page", [64, 16])
 def test_a_later_turn_reuses_the_cached_blocks_of_its_episodes_earlier_turns(tiny_policy, core, bwrap_ok, monkeypatch,
                                                                               page):

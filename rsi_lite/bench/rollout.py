@@ -55,6 +55,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--harness", default="plain")
     ap.add_argument("--page-size", type=int, default=RolloutConfig.page_size,
                     help="KV-cache page of the engines (tokens)")
+    ap.add_argument("--open-episodes", type=int, default=RolloutConfig.open_episodes,
+                    help="continuous engine: episodes open at once (0: the engine's default)")
     ap.add_argument("--runs", nargs="+", default=["engine", "lockstep", "sequential", "raw-1"],
                     choices=["engine", "lockstep", "sequential", "raw-1"], help="which runs (raw always runs)")
     a = ap.parse_args(argv)
@@ -87,7 +89,7 @@ def main(argv: list[str] | None = None) -> None:
     raw = len(prompts) * a.tokens / raw_wall
 
     cfg = RolloutConfig(harness=a.harness, max_turns=a.turns, max_new_tokens=a.tokens, temperature=0.0, batch_size=a.batch,
-                        page_size=a.page_size)
+                        page_size=a.page_size, open_episodes=a.open_episodes)
     jobs = [(t, 0) for t in tasks]
     rates = {}
     for name, bs, engine in (("engine", a.batch, "continuous"), ("lockstep", a.batch, "lockstep"),
