@@ -36,7 +36,7 @@ from pathlib import Path
 from .advantages import tb_gae, terminal_rewards, token_gae
 from .ppo import PPOConfig, explained_variance, masked_whiten, ppo_loss, value_loss
 from .rollout import RolloutConfig, run_episodes
-from .trajectory import Trajectory
+from .trajectory import Trajectory, write_trajectories
 
 
 @dataclass
@@ -53,6 +53,28 @@ class RPRConfig:
     """Training tasks; empty: the run's generated pool (DIR/pool, shared with RSR)."""
     pool_size: int = 360
     """Tasks of the generated pool."""
+    pool_difficulty: list[str] = field(default_factory=list)
+    """Use only pool tasks of these difficulties (empty: all), as `RSRConfig.pool_difficulty`."""
+    pool_families: list[str] = field(default_factory=list)
+    """Use only pool tasks of these families (empty: all), as `RSRConfig.pool_families`."""
+    batch_rule: str = "frontier"
+    """Which tasks a batch is drawn from: 'frontier' (tasks the current actor solves sometimes but not always,
+    `rsi_lite.frontier`) or 'uniform' (the paper's: a fixed shuffle of the pool, 256 tasks x 1 rollout there)."""
+    window: int = 4
+    """frontier: a task's success rate is that of its last `window` training-rollout verdicts."""
+    explore: float = 0.25
+    """frontier: share of each batch given to tasks outside the frontier (never seen first), so it can grow."""
+    rollouts_per_task: int = 1
+    """Episodes of each drawn task in a batch (the paper: 1)."""
+    probe_samples: int = 2
+    """Probes: each pool task (up to `probe_tasks`) rolled out this many times with the training rollout settings
+    before the first step, after every `probe_every` joint steps and after the last: the pool's own success
+    rate, step by step (the same seeds each time, so two probes differ only by the actor), and the first
+    verdicts of the frontier rule. 0: no probes (the frontier then starts from the steps' own verdicts)."""
+    probe_every: int = 0
+    """Joint steps between probes (0: only before the first step and after the last)."""
+    probe_tasks: int = 64
+    """At most this many pool tasks are probed, evenly spaced through the pool."""
     warmup_tasks: int = 16
     """Tasks of the critic warm-up (from the pool: the kit's swr suite is an evaluation suite, never trained on)."""
     warmup_epochs: int = 2
@@ -82,7 +104,7 @@ class RPRConfig:
     max_grad_norm: float = 1.0
     """Global gradient-norm clip, per optimizer."""
     seed: int = 0
-    """Task order and sampling seed."""
+    """Seed of the task draw, the rollouts' sampling and the minibatch order."""
     ppo: PPOConfig = field(default_factory=PPOConfig)
     """Loss settings (clip 0.7 / 6.0, no KL, no entropy)."""
     rollout: RolloutConfig = field(default_factory=lambda: RolloutConfig(harness="plain", temperature=1.0,
@@ -133,6 +155,12 @@ def advantages_for(cfg: RPRConfig, rewards, values, mask):
     raise ValueError(f"RPRConfig.estimator: {cfg.estimator!r} is neither 'tb_gae' nor 'gae'")
 
 
+def minibatch_order(groups: list, seed: int, step: int, epoch: int) -> list:
+    """The order the minibatches of one epoch are trained in: a shuffle seeded by the run seed, the step and
+    the epoch, so that neither two steps nor two seeds see the same order."""
+    return random.Random(f"minibatches/{seed}/{step}/{epoch}").sample(groups, len(groups))
+
+
 def minibatches(trajs: list[Trajectory], size: int) -> list[list[int]]:
     """Row indices in groups of `size`, episodes of similar length together (longest first).
 
@@ -163,8 +191,12 @@ def checkpointing(model):
 
 
 def update(policy, trajs: list[Trajectory], cfg: RPRConfig, optims: dict, *, train_actor: bool,
-           epochs: int | None = None) -> dict:
+           epochs: int | None = None, step: int = 0) -> dict:
     """One PPO (or critic-only) update on a batch of trajectories; returns the step's metrics.
+
+    `step` (with `cfg.seed`) seeds the minibatch order. The ratio's min and max are over every minibatch
+    of every epoch, the other statistics their means; the first minibatch of the first epoch has ratio 1
+    by construction, the later ones show how far the earlier ones moved the actor.
 
     Memory: every forward runs on one minibatch, cut to its widest episode (`minibatches`); the
     actor's log-probabilities are computed on action tokens only; the critic's loss is
@@ -199,7 +231,7 @@ def update(policy, trajs: list[Trajectory], cfg: RPRConfig, optims: dict, *, tra
     stats_all = []
     with checkpointing(policy.model):
         for epoch in range(epochs or cfg.ppo_epochs):
-            for mb, w in random.Random(epoch).sample(groups, len(groups)):
+            for mb, w in minibatch_order(groups, cfg.seed, step, epoch):
                 sl = (mb, slice(0, w))
                 for o in optims.values():
                     o.zero_grad(set_to_none=True)
@@ -227,7 +259,8 @@ def update(policy, trajs: list[Trajectory], cfg: RPRConfig, optims: dict, *, tra
     set_trainable(policy, actor=False, critic=False)
     for k in stats_all[0]:
         vals = [s[k] for s in stats_all if s.get(k) == s.get(k)]  # drop NaN
-        row[k] = sum(vals) / len(vals) if vals else float("nan")
+        pick = {"ratio/min": min, "ratio/max": max}.get(k, lambda v: sum(v) / len(v))
+        row[k] = pick(vals) if vals else float("nan")
     row.update({"reward/mean": float(sum(t.rewards[cfg.reward] for t in trajs) / len(trajs)),
                 "success/mean": float(sum(t.verifier["strict"] for t in trajs) / len(trajs)),
                 "tokens/generated": sum(t.tokens["generated"] for t in trajs)})
@@ -277,7 +310,7 @@ def schedule(cfg: RPRConfig) -> list[tuple[str, int]]:
 
 
 def step_batches(cfg: RPRConfig, tasks: list) -> list[tuple[str, list]]:
-    """(phase, tasks) for every step of the schedule: warm-up tasks first, then the training tasks in turn
+    """The uniform rule's (phase, tasks) for every step: warm-up tasks first, then the training tasks in turn
     (a fixed shuffle of the pool by `cfg.seed`). Pure, so a sharded run cuts the same batches."""
     order = tasks[:]
     random.Random(cfg.seed).shuffle(order)
@@ -290,6 +323,61 @@ def step_batches(cfg: RPRConfig, tasks: list) -> list[tuple[str, list]]:
             j = (k * cfg.batch_tasks) % len(train)
             out.append((phase, (train[j:] + train[:j])[:cfg.batch_tasks]))
     return out
+
+
+PROBE_SEED = 900_000
+"""Episode seeds of the probes (the same at every probe: two probes differ only by the actor's weights)."""
+
+
+def probe_points(cfg: RPRConfig) -> list[int]:
+    """The step indices a probe runs before: 0, after every `probe_every` joint steps, and the end."""
+    if cfg.probe_samples <= 0:
+        return []
+    plan = schedule(cfg)
+    first_joint = next((k for k, (p, _) in enumerate(plan) if p == "joint"), len(plan))
+    every = [first_joint + j for j in range(cfg.probe_every, cfg.steps, cfg.probe_every)] if cfg.probe_every else []
+    return sorted({0, *every, len(plan)})
+
+
+def probe_jobs(cfg: RPRConfig, tasks: list) -> list[tuple]:
+    """Up to `probe_tasks` pool tasks, evenly spaced through the pool, `probe_samples` episodes each."""
+    n = min(len(tasks), cfg.probe_tasks)
+    chosen = [tasks[round(i * len(tasks) / n)] for i in range(n)] if n else []
+    return [(t, PROBE_SEED + s) for s in range(cfg.probe_samples) for t in chosen]
+
+
+def history(d: Path, before: int) -> list[tuple[str, int]]:
+    """Every (task, strict) verdict of the finished probes and steps that come before step `before`, in the
+    order they ran (probe K runs before step K)."""
+    from .trajectory import read_trajectories
+
+    parts = [(int(p.parent.name.split("-")[1]), 0, p.parent) for p in d.glob("probe-*/DONE")]
+    parts += [(int(p.parent.name.split("-")[1]), 1, p.parent) for p in d.glob("step-*/DONE")]
+    out = []
+    for k, is_step, part in sorted(parts):
+        if k < before or (k == before and not is_step):
+            out += [(t.task, int(bool(t.verifier.get("strict")))) for t in read_trajectories(part / "trajectories.jsonl")]
+    return out
+
+
+def step_jobs(cfg: RPRConfig, tasks: list, d: Path, k: int) -> tuple[str, list[tuple], dict]:
+    """Step k's phase, its rollout jobs (task, episode seed) and what the draw saw. The frontier rule reads the
+    verdicts of the probes and steps before k from `d`: the same batch however the step is run."""
+    from .frontier import draw_batch
+
+    phase = schedule(cfg)[k][0]
+    if cfg.batch_rule == "uniform":
+        names, info = [t.name for t in step_batches(cfg, tasks)[k][1]], {"rule": "uniform"}
+    elif cfg.batch_rule == "frontier":
+        rng = random.Random(f"batch/{cfg.seed}/{k}")
+        names, info = draw_batch([t.name for t in tasks], history(d, k), cfg.batch_tasks, rng,
+                                 window=cfg.window, explore=cfg.explore)
+    else:
+        raise ValueError(f"RPRConfig.batch_rule: {cfg.batch_rule!r} is neither 'frontier' nor 'uniform'")
+    by_name = {t.name: t for t in tasks}
+    r = cfg.rollouts_per_task
+    jobs = [(by_name[n], 1000 * k + r * j + i) for j, n in enumerate(names) for i in range(r)]
+    return phase, jobs, {**info, "tasks": len(set(names))}
 
 
 def step_rollout(cfg: RPRConfig, k: int) -> RolloutConfig:
@@ -311,9 +399,39 @@ def prune_old_steps(d: Path, keep: int = 2) -> None:
                 shutil.rmtree(part, ignore_errors=True) if part.is_dir() else part.unlink(missing_ok=True)
 
 
+def probe_row(trajs: list[Trajectory], before: int) -> dict:
+    """A probe's figures: the pool's success rate, and each task's successes and episodes."""
+    by_task: dict[str, list[int]] = {}
+    for t in trajs:
+        by_task.setdefault(t.task, []).append(int(bool(t.verifier.get("strict"))))
+    return {"before_step": before, "episodes": len(trajs),
+            "pool_success": sum(map(sum, by_task.values())) / max(1, len(trajs)),
+            "tasks": len(by_task), "tasks_solved": sum(any(v) for v in by_task.values()),
+            "tasks_learnable": sum(0 < sum(v) < len(v) for v in by_task.values()),
+            "by_task": {name: [sum(v), len(v)] for name, v in sorted(by_task.items())}}
+
+
+def probe_curves(probes: list[dict]) -> dict:
+    """Success per probe on the whole probed pool and on the tasks the first probe found learnable (the frontier
+    PPO starts on; the same tasks and seeds in every probe)."""
+    if not probes:
+        return {}
+    first = {n for n, (s, e) in probes[0]["by_task"].items() if 0 < s < e}
+
+    def rate(p, names):
+        got = [p["by_task"][n] for n in names if n in p["by_task"]]
+        return sum(s for s, _ in got) / max(1, sum(e for _, e in got)) if got else None
+
+    return {"before_step": [p["before_step"] for p in probes], "pool_success": [p["pool_success"] for p in probes],
+            "first_frontier_tasks": len(first), "first_frontier_success": [rate(p, first) for p in probes]}
+
+
 def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bool = False,
             name: str | None = None) -> dict:
-    """Run (or resume) the stage in DIR/rpr-N (or DIR/NAME); return a summary."""
+    """Run (or resume) the stage in DIR/rpr-N (or DIR/NAME); return a summary.
+
+    The stage is a sequence of probes and steps (`probe_points`, `schedule`), each in its own directory with a
+    DONE marker, so a killed run continues at the first unfinished one."""
     import shutil
 
     import torch
@@ -331,57 +449,91 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
     if (d / "DONE").is_file():
         return json.loads((d / "summary.json").read_text())
     tasks = pool_tasks(run, cfg)
+    if not tasks:
+        raise ValueError(f"{d / 'config.json'}: pool_difficulty / pool_families leave no task of the pool")
     divisors = family_divisors(family_check_counts(tasks))  # D_f per family, for FDR and SPR
-    batches = step_batches(cfg, tasks)
-    policy = optims = None
+    n_steps = len(schedule(cfg))
+    events = sorted([(k, 0) for k in probe_points(cfg)] + [(k, 1) for k in range(n_steps)])
+    state = {"policy": None, "optims": None}
     t_stage = time.monotonic()
-    for k, (phase, batch) in enumerate(batches):
-        step = d / f"step-{k:03d}"
-        if (step / "DONE").is_file():
-            continue
-        if policy is None:  # loaded only when a step is left to run
+
+    def actor():
+        if state["policy"] is None:  # loaded only when something is left to run
             done = _finished_steps(d)
             last = done[-1] if done else None
-            policy = load_actor_critic(str(last / "actor") if last else cfg.init,
-                                       str(last / "critic") if last else cfg.critic_from, cfg.model)
-            optims = make_optimizers(policy, cfg)
+            state["policy"] = load_actor_critic(str(last / "actor") if last else cfg.init,
+                                                str(last / "critic") if last else cfg.critic_from, cfg.model)
+            state["optims"] = make_optimizers(state["policy"], cfg)
             if last is not None:
                 saved = torch.load(last / "optim.pt", weights_only=False)
-                for name_, o in optims.items():
+                for name_, o in state["optims"].items():
                     o.load_state_dict(saved[name_])
+        return state["policy"]
+
+    for k, is_step in events:
+        part = d / (f"step-{k:03d}" if is_step else f"probe-{k:03d}")
+        if (part / "DONE").is_file():
+            continue
+        if not is_step:
+            t0 = time.monotonic()
+            trajs = run_episodes(actor(), probe_jobs(cfg, tasks), step_rollout(cfg, PROBE_SEED),
+                                 policy_name=f"rpr-{cycle}:probe-{k}", reward_divisors=divisors, progress=progress)
+            row = {**probe_row(trajs, k), "rollout_s": round(time.monotonic() - t0, 1)}
+            if part.exists():
+                shutil.rmtree(part)
+            part.mkdir()
+            write_trajectories(trajs, part / "trajectories.jsonl")
+            write_json_atomic(part / "metrics.json", row)
+            (part / "DONE").write_text("")
+            continue
+        phase, jobs, drew = step_jobs(cfg, tasks, d, k)
+        policy = actor()
         t0 = time.monotonic()
-        trajs = run_episodes(policy, [(t, k) for t in batch], step_rollout(cfg, k), policy_name=f"rpr-{cycle}:{k}",
+        trajs = run_episodes(policy, jobs, step_rollout(cfg, k), policy_name=f"rpr-{cycle}:{k}",
                              reward_divisors=divisors, progress=progress)
         t1 = time.monotonic()
         bias = init_value_bias(policy, trajs, cfg.reward)
-        row = update(policy, trajs, cfg, optims, train_actor=phase == "joint",
-                     epochs=cfg.warmup_epochs if phase == "warmup" else None)
+        row = update(policy, trajs, cfg, state["optims"], train_actor=phase == "joint",
+                     epochs=cfg.warmup_epochs if phase == "warmup" else None, step=k)
         if bias is not None:
             row["critic/bias_init"] = bias
+        earlier = [json.loads((s / "metrics.json").read_text()) for s in _finished_steps(d)]
+        any_success = int(any(t.verifier.get("strict") for t in trajs))
         row.update({"step": k, "phase": phase, "rollout_s": round(t1 - t0, 1),
-                    "update_s": round(time.monotonic() - t1, 1)})
+                    "update_s": round(time.monotonic() - t1, 1), "batch/rule": drew["rule"],
+                    "batch/tasks": drew["tasks"], "batch/learnable": drew.get("learnable"),
+                    "batch/explore": drew.get("explore"), "success/any": any_success,
+                    "success/batches_with_any": (sum(m.get("success/any", 0) for m in earlier) + any_success)
+                    / (len(earlier) + 1)})
         # a step is finished once its DONE exists; a killed step is redone from the previous step's weights
-        if step.exists():
-            shutil.rmtree(step)
-        step.mkdir()
-        save_actor(policy, step / "actor")
-        save_critic(policy, step / "critic")
-        torch.save({name_: o.state_dict() for name_, o in optims.items()}, step / "optim.pt")
-        (step / "trajectories.jsonl").write_text("".join(t.to_json() + "\n" for t in trajs))
-        write_json_atomic(step / "metrics.json", row)
-        (step / "DONE").write_text("")
+        if part.exists():
+            shutil.rmtree(part)
+        part.mkdir()
+        save_actor(policy, part / "actor")
+        save_critic(policy, part / "critic")
+        torch.save({name_: o.state_dict() for name_, o in state["optims"].items()}, part / "optim.pt")
+        write_trajectories(trajs, part / "trajectories.jsonl")
+        write_json_atomic(part / "metrics.json", row)
+        (part / "DONE").write_text("")
         prune_old_steps(d)
     steps = _finished_steps(d)
     metrics = [json.loads((s / "metrics.json").read_text()) for s in steps]
+    probes = [json.loads((p.parent / "metrics.json").read_text()) for p in sorted(d.glob("probe-*/DONE"))]
     write_jsonl_atomic(d / "metrics.jsonl", metrics)
+    write_jsonl_atomic(d / "probes.jsonl", probes)
     for part in ("actor", "critic"):
         if (d / part).exists():
             shutil.rmtree(d / part)
         shutil.copytree(steps[-1] / part, d / part)
     summary = {"steps": len(metrics), "phases": {p: sum(m["phase"] == p for m in metrics)
                                                  for p in ("warmup", "calibration", "joint")},
+               "batch_rule": cfg.batch_rule,
                "explained_variance": [m.get("losses/explained_variance_before") for m in metrics],
+               "success_per_step": [m.get("success/mean") for m in metrics],
+               "batches_with_any_success": metrics[-1].get("success/batches_with_any") if metrics else None,
+               "probes": probe_curves(probes),
                "step_s": [round(m["rollout_s"] + m["update_s"], 1) for m in metrics],
+               "probe_s": [p.get("rollout_s") for p in probes],
                "wall_s_this_run": round(time.monotonic() - t_stage, 1),
                "actor": str(d / "actor"), "critic": str(d / "critic")}
     write_json_atomic(d / "summary.json", summary)

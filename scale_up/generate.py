@@ -6,7 +6,7 @@
 
 Each is the laptop's own stage code with a different policy object: `rsi_lite.rsr.stage.run_rsr`
 up to the dataset, the batch `rsi_lite.rpr.run_rpr` would roll out at step K (same tasks,
-same seeds, `rpr.step_batches`), and `rsi_lite.evaluate.evaluate`. With `--vllm` the policy is
+same seeds, `rpr.step_jobs`), and `rsi_lite.evaluate.evaluate`. With `--vllm` the policy is
 a `VLLMPolicy` (base model on `--tp` GPUs, the actor as a LoRA adapter); without it, the
 kit's transformers model (any device; this is how the CPU test runs it). Harnesses, sandboxes,
 verifier and rewards are unchanged; sandboxes run on this node's CPUs (`--workers`).
@@ -49,7 +49,7 @@ def rpr(run: Path, stage: str, k: int, use_vllm: bool, tp: int, workers: int | N
     from rsi_lite.rewards import family_divisors
     from rsi_lite.rollout import RolloutConfig, run_episodes
     from rsi_lite.trajectory import write_trajectories
-    from rsi_lite.rpr import RPRConfig, step_batches, step_rollout
+    from rsi_lite.rpr import RPRConfig, step_jobs, step_rollout
     from rsi_lite.records import write_json_atomic
     from rsi_lite.rsr.stage import pool_tasks
     from rsi_lite.tasks import family_check_counts
@@ -64,7 +64,7 @@ def rpr(run: Path, stage: str, k: int, use_vllm: bool, tp: int, workers: int | N
         raise FileNotFoundError(f"{prev}/DONE: missing; train step {k - 1} first (python -m scale_up.train ppo ...)")
     adapter = str(prev / "actor") if k else (None if cfg.init == "base" else cfg.init)
     tasks = pool_tasks(run, cfg)
-    phase, batch = step_batches(cfg, tasks)[k]
+    phase, batch, _ = step_jobs(cfg, tasks, d, k)  # the frontier rule reads the earlier steps' verdicts in d
     # several nodes at once (srun or the Ray launcher): this process rolls out items shard, shard + shards, ...
     shard = int(os.environ.get("SHARD", os.environ.get("SLURM_PROCID", "0")))
     shards = int(os.environ.get("SHARDS", os.environ.get("SLURM_NTASKS", "1")))
@@ -77,7 +77,7 @@ def rpr(run: Path, stage: str, k: int, use_vllm: bool, tp: int, workers: int | N
         rc = RolloutConfig(**{**rc.to_dict(), "engine": "continuous"})
     policy = make_policy(cfg.model, adapter, use_vllm=use_vllm, tp=tp)
     t0 = time.monotonic()
-    trajs = run_episodes(policy, [(t, k) for t in batch], rc, policy_name=f"{stage}:{k}",
+    trajs = run_episodes(policy, batch, rc, policy_name=f"{stage}:{k}",
                          reward_divisors=family_divisors(family_check_counts(tasks)), progress=True)
     step.mkdir(parents=True, exist_ok=True)
     write_json_atomic(step / f"rollout{part}.json", {"rollout_s": round(time.monotonic() - t0, 1), "phase": phase,

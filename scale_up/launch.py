@@ -25,7 +25,7 @@ import os
 import shlex
 import subprocess
 import sys
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from rsi_lite.loop import EvalConfig, Profile, profile, start
@@ -137,7 +137,8 @@ class DistributedStages:
         d = Path(run) / name
         if not (d / "DONE").is_file():
             d.mkdir(parents=True, exist_ok=True)
-            cfg = config_file(d, cfg, RPRConfig)
+            # probes run on the laptop path only: here the frontier rule reads the steps' own verdicts
+            cfg = config_file(d, replace(cfg, probe_samples=0), RPRConfig)
             for k in range(len(schedule(cfg))):
                 step = d / f"step-{k:03d}"
                 if (step / "DONE").is_file():

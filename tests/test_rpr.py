@@ -4,7 +4,6 @@ and the stage end to end on the bundled model (resumable).  Run: pytest tests/te
 
 import contextlib
 import json
-import random
 import shutil
 from dataclasses import replace
 
@@ -94,6 +93,14 @@ def test_joint_update_moves_both_and_reports_fixed_metric_names(tok):
     assert row["ratio/mean"] == pytest.approx(1.0, abs=1e-5) and row["losses/clipfrac"] == 0.0
 
 
+def test_ratio_bounds_are_over_every_minibatch_and_the_later_ones_see_the_actor_move(tok):
+    pol = tiny_actor_critic(tok)
+    cfg = RPRConfig(minibatch=1, actor_lr=5e-2, critic_lr=1e-2)
+    row = update(pol, fake_trajectories(4), cfg, make_optimizers(pol, cfg), train_actor=True, epochs=2)
+    assert row["ratio/min"] < 1.0 - 1e-4 or row["ratio/max"] > 1.0 + 1e-4
+    assert row["ratio/min"] <= row["ratio/mean"] <= row["ratio/max"]
+
+
 class _GradRecorder(torch.optim.SGD):
     """lr 0: records every step's gradients and leaves the weights alone."""
 
@@ -136,14 +143,14 @@ def test_the_memory_saving_update_has_the_gradients_of_the_plain_one(tok, monkey
     new_actor, new_critic = grads(True)
     plain_actor, plain_critic = grads(False)
 
-    # the textbook step on the first minibatch update() takes (epoch 0's shuffle of the length groups)
+    # the textbook step on the first minibatch update() takes (step 0, epoch 0's shuffle of the length groups)
     ids, att, mask, _, rewards = batch_tensors(trajs, cfg.reward, tok.pad_token_id)
     with torch.no_grad():
         adv, ret = rpr.advantages_for(cfg, rewards, values(pol, ids, att), mask)
         old_lp = token_logprobs(pol, ids, att)
     adv = masked_whiten(adv, mask)
     groups = rpr.minibatches(trajs, cfg.minibatch)
-    mb = torch.tensor(random.Random(0).sample(groups, len(groups))[0])
+    mb = torch.tensor(rpr.minibatch_order(groups, cfg.seed, 0, 0)[0])
     set_trainable(pol, actor=True, critic=True)
     pol.model.train()
     for p in actor_parameters(pol) + critic_parameters(pol):
@@ -230,7 +237,7 @@ def test_rpr_stage_end_to_end_and_resumable(tmp_path, bwrap_ok):
     for name in ("core-000-file_ops-easy", "core-005-text_processing-easy"):
         shutil.copytree(TASKS / "core" / name, pool / name)
     cfg = RPRConfig(pool=str(pool), warmup_tasks=2, warmup_epochs=1, batch_tasks=2, minibatch=2,
-                    calibration_steps=1, steps=1)
+                    calibration_steps=1, steps=1, probe_samples=1, probe_tasks=2)
     cfg.rollout.max_turns, cfg.rollout.max_new_tokens = 1, 24
     run = tmp_path / "run"
     summary = run_rpr(run, 1, cfg)
@@ -239,6 +246,11 @@ def test_rpr_stage_end_to_end_and_resumable(tmp_path, bwrap_ok):
     assert (d / "actor" / "adapter_config.json").is_file() and (d / "critic" / "value_head.pt").is_file()
     rows = [json.loads(x) for x in (d / "metrics.jsonl").read_text().splitlines()]
     assert [r["phase"] for r in rows] == ["warmup", "calibration", "joint"] and "losses/policy" in rows[-1]
+    for key in ("batch/rule", "success/any", "success/batches_with_any", "ratio/min", "losses/approx_kl"):
+        assert key in rows[-1]
+    probes = [json.loads(x) for x in (d / "probes.jsonl").read_text().splitlines()]
+    assert [p["before_step"] for p in probes] == [0, 3] and all(p["episodes"] == 2 for p in probes)
+    assert summary["probes"]["before_step"] == [0, 3] and len(summary["probes"]["pool_success"]) == 2
     # as if killed during the joint step: it is redone from the calibration step's weights, nothing else
     stamp = (d / "step-000" / "metrics.json").stat().st_mtime_ns
     for name in ("DONE", "summary.json"):
