@@ -1,5 +1,11 @@
 """Memory and time of one PPO update: `python -m rsi_lite.bench.update [--trajectories FILE] [--rows 8 --width 820]`.
 
+With `--actor-lr 2e-5 1e-4 3e-4 --epochs 2` it is the learning-rate sweep: one update per rate on the same
+batch (each from the same fresh actor), printing how far the actor moved (ratio min/mean/max, approx KL,
+clip fraction over the update's minibatches) and in which direction: the mean change of the action tokens'
+log-probabilities on the batch's successful episodes and on its failed ones, measured after the update.
+A learning rate at which successes do not rise and failures do not fall teaches nothing in one step.
+
 Loads the bundled model the way RPR does (4-bit base, actor LoRA, a fresh critic), then runs
 `rpr.update` (actor and critic, one epoch) on one batch and prints its wall time and the
 process's peak resident memory. The batch is either a step's `trajectories.jsonl` from a run
@@ -22,6 +28,11 @@ import os
 import resource
 import threading
 import time
+
+
+from ..rpr import RPRConfig
+
+RPR_DEFAULTS = RPRConfig()
 
 
 def _rss_gb() -> float:
@@ -81,18 +92,39 @@ def _measure(args: dict, q) -> None:
     from ..rpr import RPRConfig, make_optimizers, update
     from ..trajectory import read_trajectories
 
-    policy = add_critic(load_policy(PolicyConfig(quantization=args["quantization"])))
+    from ..policy.critic import token_logprobs
+    from ..rsr.stage import load_actor
+
+    if args["init"]:
+        policy = add_critic(load_actor(args["init"], quantization=args["quantization"]))
+    else:
+        policy = add_critic(load_policy(PolicyConfig(quantization=args["quantization"])))
     trajs = read_trajectories(args["trajectories"]) if args["trajectories"] else synthetic(args["rows"], args["width"])
-    cfg = RPRConfig(minibatch=args["minibatch"])
+    cfg = RPRConfig(minibatch=args["minibatch"], actor_lr=args["actor_lr"], critic_lr=args["critic_lr"])
     optims = make_optimizers(policy, cfg)
     loaded = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+
+    def action_logprobs():
+        with torch.no_grad():
+            return [token_logprobs(policy, torch.tensor([t.token_ids]), torch.ones(1, len(t.token_ids), dtype=torch.long),
+                                   only=torch.tensor([t.action_mask]))[0] for t in trajs]
+
+    before = action_logprobs() if args["direction"] else None
     t0 = time.perf_counter()
-    update(policy, trajs, cfg, optims, train_actor=True, epochs=1)
+    row = update(policy, trajs, cfg, optims, train_actor=True, epochs=args["epochs"])
     wall = time.perf_counter() - t0
-    q.put({"rows": len(trajs), "widest": max(len(t.token_ids) for t in trajs),
+    out = {"rows": len(trajs), "widest": max(len(t.token_ids) for t in trajs),
            "tokens": sum(len(t.token_ids) for t in trajs), "action_tokens": sum(sum(t.action_mask) for t in trajs),
            "after_load_gb": loaded, "peak_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20,
-           "wall_s": wall})
+           "wall_s": wall, "successes": sum(bool(t.verifier.get("strict")) for t in trajs),
+           **{k: row.get(k) for k in ("ratio/min", "ratio/mean", "ratio/max", "losses/approx_kl", "losses/clipfrac")}}
+    if before is not None:
+        after = action_logprobs()
+        for label, want in (("success", True), ("failure", False)):
+            d = [float((a - b).sum() / max(1, sum(t.action_mask))) for a, b, t in zip(after, before, trajs)
+                 if bool(t.verifier.get("strict")) == want]
+            out[f"dlogp_{label}"] = sum(d) / len(d) if d else float("nan")
+    q.put(out)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -102,26 +134,39 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--width", type=int, default=820)
     ap.add_argument("--minibatch", type=int, default=4)
     ap.add_argument("--quantization", default="4bit")
+    ap.add_argument("--init", default=None, help="an actor adapter to start from (default: the base model)")
+    ap.add_argument("--actor-lr", type=float, nargs="+", default=[RPR_DEFAULTS.actor_lr],
+                    help="one update per rate, each from the same fresh actor (the sweep)")
+    ap.add_argument("--critic-lr", type=float, default=RPR_DEFAULTS.critic_lr)
+    ap.add_argument("--epochs", type=int, default=1)
+    ap.add_argument("--direction", action="store_true",
+                    help="also measure the change of the action log-probabilities (success vs failure)")
     ap.add_argument("--limit-gb", type=float, default=None)
     ap.add_argument("--json", action="store_true", help="print the figures as one JSON line too")
     a = ap.parse_args(argv)
     if a.limit_gb is None:
         a.limit_gb = 0.85 * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
     ctx = mp.get_context("spawn")
-    q = ctx.Queue()
-    p = ctx.Process(target=_measure, args=(vars(a), q))
-    p.start()
-    p.join()
-    if p.exitcode != 0:
-        raise SystemExit(f"the measurement failed (exit {p.exitcode}); see above")
-    r = q.get()
-    print(f"batch: {r['rows']} episodes, widest {r['widest']} tokens, {r['tokens']} tokens, "
-          f"{r['action_tokens']} action tokens; minibatch {a.minibatch}; {a.quantization}")
-    print(f"after load       {r['after_load_gb']:.2f} GB")
-    print(f"update wall      {r['wall_s']:.1f} s")
-    print(f"update peak RSS  {r['peak_gb']:.2f} GB")
-    if a.json:
-        print(json.dumps(r))
+    for lr in a.actor_lr:
+        q = ctx.Queue()
+        p = ctx.Process(target=_measure, args=({**vars(a), "actor_lr": lr}, q))
+        p.start()
+        p.join()
+        if p.exitcode != 0:
+            raise SystemExit(f"the measurement failed (exit {p.exitcode}); see above")
+        r = q.get()
+        print(f"batch: {r['rows']} episodes ({r['successes']} successes), widest {r['widest']} tokens, "
+              f"{r['tokens']} tokens, {r['action_tokens']} action tokens; minibatch {a.minibatch}; {a.quantization}; "
+              f"actor lr {lr:g}, {a.epochs} epoch(s)")
+        print(f"after load       {r['after_load_gb']:.2f} GB")
+        print(f"update wall      {r['wall_s']:.1f} s")
+        print(f"update peak RSS  {r['peak_gb']:.2f} GB")
+        print(f"ratio            min {r['ratio/min']:.3f}  mean {r['ratio/mean']:.3f}  max {r['ratio/max']:.3f}; "
+              f"approx KL {r['losses/approx_kl']:.2e}; clip fraction {r['losses/clipfrac']:.3f}")
+        if "dlogp_success" in r:
+            print(f"d log p/token    successes {r['dlogp_success']:+.4f}  failures {r['dlogp_failure']:+.4f}")
+        if a.json:
+            print(json.dumps({"actor_lr": lr, **r}))
 
 
 if __name__ == "__main__":
