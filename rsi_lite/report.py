@@ -29,6 +29,15 @@ PAPER_SWR = {"Base": 3, "RSR-1": 5, "RPR-1": 6, "RSR-2": 6, "RPR-2": 6}
 PAPER_LHTB_STRICT = {"Base": 0, "RSR-1": 0, "RPR-1": 2, "RSR-2": 4, "RPR-2": 5}
 """Strict completions of 46 LHTB tasks; process reward went 0.21 (Base) -> 0.29 (RSR-1) -> 0.37 (RPR-2)."""
 SUITE_FIELDS = ("success", "k", "n_tasks", "strict", "episodes", "process_reward")
+CURVE_KEYS = ("step", "phase", "success/mean", "success/any", "batch/learnable", "ratio/min", "ratio/mean",
+              "ratio/max", "losses/clipfrac", "losses/approx_kl", "losses/explained_variance_before", "reward/mean")
+"""The per-step PPO metrics the report carries (metrics.jsonl has more)."""
+
+
+def read_probes(d: Path) -> list[dict]:
+    """An RPR stage's probes of its pool (also while it runs), without the per-task counts."""
+    rows = [json.loads((p.parent / "metrics.json").read_text()) for p in sorted(d.glob("probe-*/DONE"))]
+    return [{k: v for k, v in r.items() if k != "by_task"} for r in rows]
 
 
 def _seed_dirs(run: Path) -> list[tuple[int, Path]]:
@@ -48,7 +57,8 @@ def seed_report(run: Path, d: Path) -> dict:
         if doc is None:
             return None
         return {"stage": label, "checkpoint": doc["checkpoint"],
-                "suites": {s: {f: r[f] for f in SUITE_FIELDS} for s, r in doc["suites"].items()}}
+                "suites": {s: {**{f: r[f] for f in SUITE_FIELDS}, "runs": r.get("runs", [r["success"]])}
+                           for s, r in doc["suites"].items()}}
 
     selection = _read(d / "selection.json") or {}
     retained = {v["retained"] for v in selection.values()}
@@ -61,10 +71,26 @@ def seed_report(run: Path, d: Path) -> dict:
     for name in ["rpr-1", "rpr-2"] + [dirname for _, dirname in CONTROLS.values()]:
         rows = read_stage_metrics(d / name) if (d / name).is_dir() else []
         if rows:
-            curves[name] = {k: [r.get(k) for r in rows] for k in
-                            ("phase", "losses/explained_variance_before", "reward/mean", "success/mean")}
+            curves[name] = {k: [r.get(k) for r in rows] for k in CURVE_KEYS}
+            curves[name]["probes"] = read_probes(d / name)
     return {"stages": stages, "controls": controls, "selection": selection, "funnel": funnels, "curves": curves,
-            "cost": _read(d / "cost.json") or {}, "result": _read(d / "result.json")}
+            "cost": _read(d / "cost.json") or {}, "result": _read(d / "result.json"),
+            "reward_shares": {name: failure_shares(d / name) for name in ("rpr-1", "rpr-2", "rpr-2-fdr")
+                              if (d / name).is_dir()}}
+
+
+def failure_shares(d: Path) -> dict:
+    """Failures' share of all FDR and all SPR reward over an RPR stage's training episodes (the paper's audit:
+    50.09% under FDR, 28.72% under SPR)."""
+    from .trajectory import read_trajectories
+
+    trajs = [t for f in sorted(d.glob("step-*/trajectories.jsonl")) for t in read_trajectories(f)]
+    out = {"episodes": len(trajs), "failures": sum(not t.verifier.get("strict") for t in trajs)}
+    for kind in ("fdr", "spr"):
+        total = sum(t.rewards.get(kind, 0.0) for t in trajs)
+        fail = sum(t.rewards.get(kind, 0.0) for t in trajs if not t.verifier.get("strict"))
+        out[kind] = fail / total if total else None
+    return out
 
 
 def mean_of_four(row: dict) -> float | None:
@@ -114,6 +140,7 @@ def build(run: Path) -> dict:
             "funnel": {s: p["funnel"] for s, p in per_seed.items()},
             "curves": {s: p["curves"] for s, p in per_seed.items()},
             "final": {s: p["result"] for s, p in per_seed.items()},
+            "reward_shares": {s: p["reward_shares"] for s, p in per_seed.items()},
             "reference": {"table2": PAPER_TABLE2, "swr": PAPER_SWR, "lhtb_strict_of_46": PAPER_LHTB_STRICT}}
 
 
@@ -152,8 +179,83 @@ def stage_table(rep: dict) -> str:
     return "\n".join(lines)
 
 
+def _gain(rep: dict, a: str, b: str, suite: str = "core") -> tuple[float, float] | None:
+    """(b - a, the spread) in points on `suite`: the spread is the widest range of the per-run successes of the two
+    rows, so a gain inside it is within what one evaluation run differs from the next."""
+    rows = {r["stage"]: r for r in rep["stages"] + list(rep["controls"].values())}
+    if a not in rows or b not in rows or suite not in rows[a]["suites"] or suite not in rows[b]["suites"]:
+        return None
+    ra, rb = rows[a]["suites"][suite], rows[b]["suites"][suite]
+    spread = max(max(x.get("runs") or [x["success"]]) - min(x.get("runs") or [x["success"]]) for x in (ra, rb))
+    return 100 * (rb["success"] - ra["success"]), 100 * spread
+
+
+def _verdict(g: tuple[float, float] | None, *, near_zero: bool = False) -> str:
+    if g is None:
+        return "not measured in this run"
+    gain, spread = g
+    if near_zero:
+        return "holds" if abs(gain) <= max(2.0, spread) else "does not hold"
+    if gain > spread:
+        return "holds"
+    return "not shown (inside the run-to-run spread)" if gain > 0 else "not shown"
+
+
+def claims(rep: dict) -> list[dict]:
+    """The paper's claims, one by one, with this run's verdict and figures."""
+    from .advantages import tb_gae, terminal_rewards, token_gae
+
+    out = []
+    for cyc in (1, 2):
+        # RSR-2 starts from the checkpoint retained after RPR-1 (RSR-1's if selection on val dropped RPR-1)
+        prev = "Base" if cyc == 1 else next((sel["RPR-1"]["retained"] for sel in rep.get("selection", {}).values()
+                                             if "RPR-1" in sel), "RPR-1")
+        g = _gain(rep, prev, f"RSR-{cyc}")
+        out.append({"claim": f"Self-rewrite lifts the actor (RSR-{cyc} over {prev}, core)", "verdict": _verdict(g),
+                    "figures": None if g is None else f"{g[0]:+.1f} points (spread {g[1]:.1f})"})
+    rpr = _gain(rep, "RSR-1", "RPR-1")
+    direct = _gain(rep, "Base", "Direct PPO")
+    out.append({"claim": "PPO after self-rewrite moves the actor (RPR-1 over RSR-1, core)", "verdict": _verdict(rpr),
+                "figures": None if rpr is None else f"{rpr[0]:+.1f} points (spread {rpr[1]:.1f})"})
+    out.append({"claim": "Direct PPO from Base stays near Base (within 2 points or the spread, core)",
+                "verdict": _verdict(direct, near_zero=True),
+                "figures": None if direct is None else f"{direct[0]:+.1f} points (spread {direct[1]:.1f})"})
+    shares = [v for per in rep.get("reward_shares", {}).values() for v in per.values()
+              if v.get("fdr") is not None and v.get("spr") is not None]
+    if shares:
+        fdr = sum(v["fdr"] for v in shares) / len(shares)
+        spr = sum(v["spr"] for v in shares) / len(shares)
+        out.append({"claim": "SPR cuts failures' share of the reward (paper: 50.09% under FDR, 28.72% under SPR)",
+                    "verdict": "holds" if spr < fdr else "does not hold",
+                    "figures": f"FDR {100 * fdr:.1f}%, SPR {100 * spr:.1f}% of the reward paid to failures "
+                               f"({sum(v['episodes'] for v in shares)} training episodes)"})
+    else:
+        out.append({"claim": "SPR cuts failures' share of the reward", "verdict": "not measured in this run",
+                    "figures": None})
+    g = rep.get("gains", {})
+    if "cycle_one" in g and "cycle_two" in g:
+        out.append({"claim": "Cycle two gains less than cycle one (mean of four; paper +23.82 then +6.08)",
+                    "verdict": "holds" if g["cycle_two"] < g["cycle_one"] else "does not hold",
+                    "figures": f"{100 * g['cycle_one']:+.1f} then {100 * g['cycle_two']:+.1f} points"})
+    import torch
+
+    gen = torch.Generator().manual_seed(0)
+    mask = torch.tensor([[0, 1, 1, 0, 0, 1, 1, 1, 0, 1]] * 3)
+    values = torch.randn(mask.shape, generator=gen)
+    rewards = terminal_rewards(torch.tensor([1.0, 0.3, 0.0]), mask)
+    done = torch.ones(3, dtype=torch.bool)
+    a = tb_gae(rewards, values, mask, done, gamma_turn=1.0, lam_turn=1.0)[0]
+    b = token_gae(rewards, values, mask, done, gamma=1.0, lam=1.0)[0]
+    diff = float(((a - b) * mask).abs().max())
+    out.append({"claim": "TB-GAE equals plain GAE at gamma = lambda = 1", "verdict": "holds" if diff < 1e-6 else "does not hold",
+                "figures": f"largest difference {diff:.1e} on a 3-episode batch with random values"})
+    return out
+
+
 def markdown(rep: dict) -> str:
     out = [f"# rsi-lite run: {rep['run']} (profile `{rep['profile']}`)", "", "## Stage table", "", stage_table(rep), ""]
+    out += ["## The paper's claims, checked on this run", "", "| claim | verdict | figures |", "|---|---|---|"]
+    out += [f"| {c['claim']} | {c['verdict']} | {c['figures'] or '-'} |" for c in claims(rep)] + [""]
     g = rep["gains"]
     if g:
         out += ["## Cycle gains (mean of four, points)", ""]
@@ -174,6 +276,9 @@ def markdown(rep: dict) -> str:
                         "resolves", "accepted", "examples", "training_tokens"):
                 out.append(f"| {key.replace('_', ' ')} | " + " | ".join(str(f.get(key, '-')) for f in fun.values()) + " |")
             out.append("")
+    for seed, curves in rep["curves"].items():
+        for name, c in curves.items():
+            out += [f"## PPO per step: {name} (seed {seed})", "", ppo_table(c), ""]
     cost = rep["cost"]
     flat = {f"seed {s}: {k}": v for s, c in cost.items() for k, v in c.items()} if len(rep["seeds"]) > 1 else cost
     if flat:
@@ -185,6 +290,28 @@ def markdown(rep: dict) -> str:
         walls = [c["wall_s"] for c in flat.values() if c["wall_s"]]
         out += ["", f"Total wall time of the stages: {sum(walls) / 60:.1f} min.", ""]
     return "\n".join(out)
+
+
+def ppo_table(c: dict) -> str:
+    """One stage's steps: batch success, the frontier's size, how far the actor moved, the critic; then the probes."""
+    def f(x, fmt):
+        return "-" if x is None or x != x else format(x, fmt)
+
+    lines = ["| step | phase | batch success | learnable tasks | ratio min / mean / max | clip fraction | approx KL "
+             "| explained variance |", "|---:|---|---:|---:|---|---:|---:|---:|"]
+    for i in range(len(c["phase"])):
+        g = {k: c[k][i] for k in CURVE_KEYS}
+        lines.append(f"| {g['step'] if g['step'] is not None else i} | {g['phase']} | {f(g['success/mean'], '.2f')} | "
+                     f"{f(g['batch/learnable'], 'd')} | {f(g['ratio/min'], '.3f')} / {f(g['ratio/mean'], '.3f')} / "
+                     f"{f(g['ratio/max'], '.3f')} | {f(g['losses/clipfrac'], '.3f')} | {f(g['losses/approx_kl'], '.1e')} | "
+                     f"{f(g['losses/explained_variance_before'], '.2f')} |")
+    probes = c.get("probes") or []
+    if probes:
+        lines += ["", "Probes of the PPO pool (the same tasks and seeds each time, training rollout settings):", "",
+                  "| before step | episodes | pool success | tasks solved | tasks learnable |", "|---:|---:|---:|---:|---:|"]
+        lines += [f"| {p['before_step']} | {p['episodes']} | {p['pool_success']:.3f} | {p['tasks_solved']} | "
+                  f"{p['tasks_learnable']} |" for p in probes]
+    return "\n".join(lines)
 
 
 def figures(rep: dict) -> list:
@@ -206,7 +333,13 @@ def figures(rep: dict) -> list:
         ev.update_layout(title=f"Critic explained variance per step (seed {seed})", xaxis_title="step")
         rw = go.Figure([go.Scatter(y=c["reward/mean"], name=name, mode="lines+markers") for name, c in curves.items()])
         rw.update_layout(title=f"Mean training reward per step (seed {seed})", xaxis_title="step")
-        figs += [ev, rw]
+        pool = go.Figure([go.Scatter(x=[p["before_step"] for p in c["probes"]], y=[p["pool_success"] for p in c["probes"]],
+                                     name=name, mode="lines+markers") for name, c in curves.items() if c.get("probes")])
+        pool.update_layout(title=f"Success on the PPO pool, probed (seed {seed})", xaxis_title="steps done")
+        ratio = go.Figure([go.Scatter(y=c[k], name=f"{name} {k}", mode="lines") for name, c in curves.items()
+                           for k in ("ratio/min", "ratio/max")])
+        ratio.update_layout(title=f"PPO ratio range per step (seed {seed})", xaxis_title="step")
+        figs += [ev, rw, pool, ratio]
     return figs
 
 

@@ -233,3 +233,39 @@ def test_killed_mid_stage_and_resumed(tmp_path, bwrap_ok, small_random_model):
     assert [s["stage"] for s in rep["stages"]] == ["Base", "RSR-1", "RPR-1", "RSR-2", "RPR-2"]
     assert list(rep["controls"]) == ["RPR-2, critic reset"]
     assert set(rep["selection"][0]) == {"RSR-1", "RPR-1", "RSR-2", "RPR-2"}
+
+
+def _row(stage, core, runs):
+    return {"stage": stage, "suites": {"core": {"success": core, "runs": runs}}}
+
+
+def test_claims_call_a_gain_inside_the_run_to_run_spread_no_gain():
+    from rsi_lite.report import claims
+
+    rep = {"stages": [_row("Base", 0.0, [0.0, 0.0, 0.0]), _row("RSR-1", 0.30, [0.28, 0.31, 0.31]),
+                      _row("RPR-1", 0.33, [0.24, 0.38, 0.37])],
+           "controls": {"Direct PPO": _row("Direct PPO", 0.01, [0.0, 0.0, 0.03])}, "gains": {},
+           "reward_shares": {"0": {"rpr-1": {"episodes": 10, "fdr": 0.5, "spr": 0.3}}}}
+    got = {}
+    for c in claims(rep):  # the first of each (RSR-2's row, not measured here, comes second)
+        got.setdefault(c["claim"].split(" (")[0], c)
+    assert got["Self-rewrite lifts the actor"]["verdict"] == "holds"
+    ppo = got["PPO after self-rewrite moves the actor"]
+    assert ppo["verdict"].startswith("not shown (inside") and "+3.0 points (spread 14.0)" == ppo["figures"]
+    assert got["Direct PPO from Base stays near Base"]["verdict"] == "holds"
+    assert got["SPR cuts failures' share of the reward"]["verdict"] == "holds"
+    assert got["TB-GAE equals plain GAE at gamma = lambda = 1"]["verdict"] == "holds"
+
+
+def test_report_has_the_claims_and_the_ppo_steps(tmp_path, fake_stages):
+    start(tmp_path / "r", "tiny", log=lambda *_: None)
+    probe = tmp_path / "r" / "rpr-1" / "probe-000"
+    probe.mkdir()
+    (probe / "metrics.json").write_text(json.dumps({"before_step": 0, "episodes": 4, "pool_success": 0.25,
+                                                    "tasks": 2, "tasks_solved": 1, "tasks_learnable": 1,
+                                                    "by_task": {"a": [1, 2], "b": [0, 2]}}))
+    (probe / "DONE").write_text("")
+    write_report(tmp_path / "r")
+    md = (tmp_path / "r" / "report.md").read_text()
+    assert "The paper's claims" in md and "PPO per step: rpr-1" in md
+    assert "| 0 | 4 | 0.250 | 1 | 1 |" in md  # the probe's row
