@@ -89,6 +89,12 @@ class RPRConfig:
     """Trajectories per gradient step."""
     ppo_epochs: int = 1
     """Passes over each batch."""
+    accumulate: int = 1
+    """Minibatches whose gradients add up before one optimizer step (0: the whole batch). Minibatches group
+    episodes of similar length, and length goes with the outcome (failures run longer), so a step per
+    minibatch can be a step on failures alone: with Adam, whose step size hardly depends on the gradient's
+    size, that pushes down every token they share with the successes. Accumulating over the batch makes
+    each step weigh the batch's successes and failures together (token-weighted, as one big minibatch)."""
     reward: str = "spr"
     """s | fdr | spr."""
     estimator: str = "tb_gae"
@@ -235,30 +241,35 @@ def update(policy, trajs: list[Trajectory], cfg: RPRConfig, optims: dict, *, tra
     stats_all = []
     with checkpointing(policy.model) if cfg.gradient_checkpointing else nullcontext():
         for epoch in range(epochs or cfg.ppo_epochs):
-            for mb, w in minibatch_order(groups, cfg.seed, step, epoch):
-                sl = (mb, slice(0, w))
+            order = minibatch_order(groups, cfg.seed, step, epoch)
+            size = cfg.accumulate if cfg.accumulate > 0 else len(order)
+            for chunk in (order[i:i + size] for i in range(0, len(order), size)):
                 for o in optims.values():
                     o.zero_grad(set_to_none=True)
-                # Each backward runs inside its adapter's block: checkpointing recomputes the layers' forward
-                # during backward, and that recomputation must route through the adapter the forward used.
-                with using_adapter(policy.model, CRITIC):
-                    v = values(policy, ids[sl], att[sl])
-                    vloss = cfg.ppo.vf_coef * value_loss(v, ret[sl], mask[sl])
-                    vloss.backward()
-                if train_actor:
-                    with using_adapter(policy.model, ACTOR):
-                        lp = token_logprobs(policy, ids[sl], att[sl], only=mask[sl])
-                        loss, stats = ppo_loss(lp, old_lp[sl], adv[sl], v.detach(), ret[sl], mask[sl], ppo_cfg)
-                        loss.backward()  # v is detached: this reaches the actor only
-                else:
-                    stats = {"losses/value": float(vloss.detach()),
-                             "losses/explained_variance": explained_variance(v.detach(), ret[sl], mask[sl])}
+                chunk_tokens = sum(float(mask[mb, :w].sum()) for mb, w in chunk) or 1.0
+                for mb, w in chunk:
+                    sl = (mb, slice(0, w))
+                    share = float(mask[sl].sum()) / chunk_tokens  # the chunk's loss is its token mean
+                    # Each backward runs inside its adapter's block: checkpointing recomputes the layers' forward
+                    # during backward, and that recomputation must route through the adapter the forward used.
+                    with using_adapter(policy.model, CRITIC):
+                        v = values(policy, ids[sl], att[sl])
+                        vloss = cfg.ppo.vf_coef * value_loss(v, ret[sl], mask[sl])
+                        (share * vloss).backward()
+                    if train_actor:
+                        with using_adapter(policy.model, ACTOR):
+                            lp = token_logprobs(policy, ids[sl], att[sl], only=mask[sl])
+                            loss, stats = ppo_loss(lp, old_lp[sl], adv[sl], v.detach(), ret[sl], mask[sl], ppo_cfg)
+                            (share * loss).backward()  # v is detached: this reaches the actor only
+                    else:
+                        stats = {"losses/value": float(vloss.detach()),
+                                 "losses/explained_variance": explained_variance(v.detach(), ret[sl], mask[sl])}
+                    stats_all.append(stats)
                 for name, o in optims.items():
                     if name == "actor" and not train_actor:
                         continue
                     torch.nn.utils.clip_grad_norm_([p for g in o.param_groups for p in g["params"]], cfg.max_grad_norm)
                     o.step()
-                stats_all.append(stats)
     policy.model.eval()
     set_trainable(policy, actor=False, critic=False)
     for k in stats_all[0]:

@@ -258,3 +258,30 @@ def test_rpr_stage_end_to_end_and_resumable(tmp_path, bwrap_ok):
     shutil.rmtree(d / "step-002")
     again = run_rpr(run, 1)
     assert again["steps"] == 3 and (d / "step-000" / "metrics.json").stat().st_mtime_ns == stamp
+
+
+def test_accumulating_over_the_batch_gives_the_gradient_of_one_minibatch_of_everything(tok):
+    """`accumulate=0`: the length groups' gradients add up, token-weighted, to the step one minibatch holding the
+    whole batch would take, so one optimizer step weighs the batch's successes and failures together."""
+    from rsi_lite.policy.critic import actor_parameters, critic_parameters
+
+    trajs = fake_trajectories(4)
+    for t, n in zip(trajs, (40, 24, 33, 19)):
+        t.token_ids, t.action_mask, t.logprobs = t.token_ids[:n], t.action_mask[:n], t.logprobs[:n]
+
+    def first_step(cfg):
+        pol = tiny_actor_critic(tok)
+        with torch.no_grad():
+            for n, p in pol.model.named_parameters():
+                if "lora_B" in n:
+                    p.normal_(std=0.2, generator=torch.Generator().manual_seed(hash(n) % 2**31))
+        opt = {"actor": _GradRecorder(actor_parameters(pol)), "critic": _GradRecorder(critic_parameters(pol))}
+        update(pol, trajs, cfg, opt, train_actor=True)
+        return opt["actor"].seen, opt["critic"].seen
+
+    acc_actor, acc_critic = first_step(RPRConfig(minibatch=2, accumulate=0, max_grad_norm=1e9))
+    one_actor, one_critic = first_step(RPRConfig(minibatch=4, max_grad_norm=1e9))
+    assert len(acc_actor) == 1 and len(one_actor) == 1  # one optimizer step each
+    for got, ref in ((acc_actor[0], one_actor[0]), (acc_critic[0], one_critic[0])):
+        assert all(torch.allclose(g, r, atol=1e-5, rtol=1e-4) for g, r in zip(got, ref))
+    assert len(first_step(RPRConfig(minibatch=2, accumulate=1))[0]) == 2  # the default: a step per minibatch
