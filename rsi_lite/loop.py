@@ -122,7 +122,8 @@ def profile(name: str) -> Profile:
         # PPO on the same curriculum, batches drawn from the tasks the actor solves sometimes (`frontier`)
         rpr = RPRConfig(warmup_tasks=2 if s else 4, warmup_epochs=2, calibration_steps=1, steps=1 if s else 2,
                         batch_tasks=2 if s else 4, minibatch=2, rollout=short, pool_difficulty=rsr.pool_difficulty,
-                        pool_families=rsr.pool_families, probe_samples=1, probe_tasks=2 if s else 8)
+                        pool_families=rsr.pool_families, probe_samples=1, probe_tasks=2 if s else 8,
+                        accumulate=0, ppo_epochs=2)
         ev = EvalConfig(k=1, limit=1 if s else 2, rollout=RolloutConfig(
             harness="plain", temperature=0.6, max_turns=1 if s else 2, max_new_tokens=32 if s else 48,
             engine="lockstep"))
@@ -137,7 +138,8 @@ def profile(name: str) -> Profile:
                         resolves_per_runbook=4, rollout=RolloutConfig(max_turns=3, max_new_tokens=64, temperature=0.3),
                         sft=SFTConfig(epochs=3))
         rpr = RPRConfig(pool_size=180, warmup_tasks=16, calibration_steps=4, steps=8, batch_tasks=8, minibatch=4,
-                        pool_difficulty=rsr.pool_difficulty, probe_samples=2, probe_tasks=32, probe_every=4)
+                        pool_difficulty=rsr.pool_difficulty, probe_samples=2, probe_tasks=32, probe_every=4,
+                        accumulate=0, ppo_epochs=2)
         # 9 tasks of each suite, evenly spaced: one of each family in core, hard and val (each family's first:
         # easy in core and val, medium in hard), 3 runs each
         return Profile(name, 180, rsr, rpr, rpr.actor_lr / 5, EvalConfig(k=3, limit=9))
