@@ -1,4 +1,5 @@
-"""Which tasks a PPO batch is drawn from: the learnable frontier, or the paper's uniform draw.
+"""Which tasks a PPO batch is drawn from: the learnable frontier (the paper's uniform draw is
+`rpr_batches.step_batches`).
 
 Background. PPO learns from the contrast between episodes that went better and worse than the
 critic expected. A task the actor never solves gives every episode the same verdict (0), and so
@@ -66,7 +67,8 @@ def draw_batch(names: list[str], history: list[tuple[str, int]], n: int, rng: ra
     if not front:
         return rng.sample(names, min(n, len(names))), {"learnable": 0, "explore": 0, "rule": "uniform"}
     last_seen = {name: i for i, (name, _) in enumerate(history)}
-    others = [x for x in names if x not in set(front)]
+    in_front = set(front)
+    others = [x for x in names if x not in in_front]
     rng.shuffle(others)  # ties (never seen) broken at random, then the least recently seen first
     others.sort(key=lambda x: last_seen.get(x, -1))
     n_explore = min(len(others), round(explore * n))
@@ -75,13 +77,3 @@ def draw_batch(names: list[str], history: list[tuple[str, int]], n: int, rng: ra
         batch += rng.sample(front, min(len(front), n - len(batch)))
     return batch, {"learnable": len(front), "explore": n_explore, "rule": "frontier"}
 
-
-def uniform_batches(names: list[str], n: int, steps: int, seed: int) -> list[list[str]]:
-    """The paper's draw: a fixed shuffle of the pool by `seed`, cut into consecutive batches of n (wrapping)."""
-    order = names[:]
-    random.Random(seed).shuffle(order)
-    out = []
-    for k in range(steps):
-        j = (k * n) % len(order)
-        out.append((order[j:] + order[:j])[:n])
-    return out

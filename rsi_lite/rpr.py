@@ -36,6 +36,7 @@ from pathlib import Path
 from .advantages import tb_gae, terminal_rewards, token_gae
 from .ppo import PPOConfig, explained_variance, masked_whiten, ppo_loss, value_loss
 from .rollout import RolloutConfig, run_episodes
+from .rpr_batches import PROBE_SEED, probe_curves, probe_jobs, probe_points, probe_row, schedule, step_jobs
 from .trajectory import Trajectory, write_trajectories
 
 
@@ -317,84 +318,6 @@ def make_optimizers(policy, cfg: RPRConfig) -> dict:
             "critic": torch.optim.AdamW(critic_parameters(policy), lr=cfg.critic_lr, weight_decay=0.0)}
 
 
-def schedule(cfg: RPRConfig) -> list[tuple[str, int]]:
-    """The stage's steps in order: ('warmup', i), ('calibration', i), ('joint', i)."""
-    n_warm = max(1, -(-cfg.warmup_tasks // cfg.batch_tasks)) if cfg.warmup_tasks else 0
-    return ([("warmup", i) for i in range(n_warm)] + [("calibration", i) for i in range(cfg.calibration_steps)]
-            + [("joint", i) for i in range(cfg.steps)])
-
-
-def step_batches(cfg: RPRConfig, tasks: list) -> list[tuple[str, list]]:
-    """The uniform rule's (phase, tasks) for every step: warm-up tasks first, then the training tasks in turn
-    (a fixed shuffle of the pool by `cfg.seed`). Pure, so a sharded run cuts the same batches."""
-    order = tasks[:]
-    random.Random(cfg.seed).shuffle(order)
-    warm, train = order[:cfg.warmup_tasks], order[cfg.warmup_tasks:] or order
-    out = []
-    for k, (phase, i) in enumerate(schedule(cfg)):
-        if phase == "warmup":
-            out.append((phase, warm[i * cfg.batch_tasks:(i + 1) * cfg.batch_tasks]))
-        else:
-            j = (k * cfg.batch_tasks) % len(train)
-            out.append((phase, (train[j:] + train[:j])[:cfg.batch_tasks]))
-    return out
-
-
-PROBE_SEED = 900_000
-"""Episode seeds of the probes (the same at every probe: two probes differ only by the actor's weights)."""
-
-
-def probe_points(cfg: RPRConfig) -> list[int]:
-    """The step indices a probe runs before: 0, after every `probe_every` joint steps, and the end."""
-    if cfg.probe_samples <= 0:
-        return []
-    plan = schedule(cfg)
-    first_joint = next((k for k, (p, _) in enumerate(plan) if p == "joint"), len(plan))
-    every = [first_joint + j for j in range(cfg.probe_every, cfg.steps, cfg.probe_every)] if cfg.probe_every else []
-    return sorted({0, *every, len(plan)})
-
-
-def probe_jobs(cfg: RPRConfig, tasks: list) -> list[tuple]:
-    """Up to `probe_tasks` pool tasks, evenly spaced through the pool, `probe_samples` episodes each."""
-    n = min(len(tasks), cfg.probe_tasks)
-    chosen = [tasks[round(i * len(tasks) / n)] for i in range(n)] if n else []
-    return [(t, PROBE_SEED + s) for s in range(cfg.probe_samples) for t in chosen]
-
-
-def history(d: Path, before: int) -> list[tuple[str, int]]:
-    """Every (task, strict) verdict of the finished probes and steps that come before step `before`, in the
-    order they ran (probe K runs before step K)."""
-    from .trajectory import read_trajectories
-
-    parts = [(int(p.parent.name.split("-")[1]), 0, p.parent) for p in d.glob("probe-*/DONE")]
-    parts += [(int(p.parent.name.split("-")[1]), 1, p.parent) for p in d.glob("step-*/DONE")]
-    out = []
-    for k, is_step, part in sorted(parts):
-        if k < before or (k == before and not is_step):
-            out += [(t.task, int(bool(t.verifier.get("strict")))) for t in read_trajectories(part / "trajectories.jsonl")]
-    return out
-
-
-def step_jobs(cfg: RPRConfig, tasks: list, d: Path, k: int) -> tuple[str, list[tuple], dict]:
-    """Step k's phase, its rollout jobs (task, episode seed) and what the draw saw. The frontier rule reads the
-    verdicts of the probes and steps before k from `d`: the same batch however the step is run."""
-    from .frontier import draw_batch
-
-    phase = schedule(cfg)[k][0]
-    if cfg.batch_rule == "uniform":
-        names, info = [t.name for t in step_batches(cfg, tasks)[k][1]], {"rule": "uniform"}
-    elif cfg.batch_rule == "frontier":
-        rng = random.Random(f"batch/{cfg.seed}/{k}")
-        names, info = draw_batch([t.name for t in tasks], history(d, k), cfg.batch_tasks, rng,
-                                 window=cfg.window, explore=cfg.explore)
-    else:
-        raise ValueError(f"RPRConfig.batch_rule: {cfg.batch_rule!r} is neither 'frontier' nor 'uniform'")
-    by_name = {t.name: t for t in tasks}
-    r = cfg.rollouts_per_task
-    jobs = [(by_name[n], 1000 * k + r * j + i) for j, n in enumerate(names) for i in range(r)]
-    return phase, jobs, {**info, "tasks": len(set(names))}
-
-
 def step_rollout(cfg: RPRConfig, k: int) -> RolloutConfig:
     return RolloutConfig(**{**cfg.rollout.to_dict(), "seed": cfg.seed * 1000 + k})
 
@@ -414,33 +337,6 @@ def prune_old_steps(d: Path, keep: int = 2) -> None:
                 shutil.rmtree(part, ignore_errors=True) if part.is_dir() else part.unlink(missing_ok=True)
 
 
-def probe_row(trajs: list[Trajectory], before: int) -> dict:
-    """A probe's figures: the pool's success rate, and each task's successes and episodes."""
-    by_task: dict[str, list[int]] = {}
-    for t in trajs:
-        by_task.setdefault(t.task, []).append(int(bool(t.verifier.get("strict"))))
-    return {"before_step": before, "episodes": len(trajs),
-            "pool_success": sum(map(sum, by_task.values())) / max(1, len(trajs)),
-            "tasks": len(by_task), "tasks_solved": sum(any(v) for v in by_task.values()),
-            "tasks_learnable": sum(0 < sum(v) < len(v) for v in by_task.values()),
-            "by_task": {name: [sum(v), len(v)] for name, v in sorted(by_task.items())}}
-
-
-def probe_curves(probes: list[dict]) -> dict:
-    """Success per probe on the whole probed pool and on the tasks the first probe found learnable (the frontier
-    PPO starts on; the same tasks and seeds in every probe)."""
-    if not probes:
-        return {}
-    first = {n for n, (s, e) in probes[0]["by_task"].items() if 0 < s < e}
-
-    def rate(p, names):
-        got = [p["by_task"][n] for n in names if n in p["by_task"]]
-        return sum(s for s, _ in got) / max(1, sum(e for _, e in got)) if got else None
-
-    return {"before_step": [p["before_step"] for p in probes], "pool_success": [p["pool_success"] for p in probes],
-            "first_frontier_tasks": len(first), "first_frontier_success": [rate(p, first) for p in probes]}
-
-
 def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bool = False,
             name: str | None = None) -> dict:
     """Run (or resume) the stage in DIR/rpr-N (or DIR/NAME); return a summary.
@@ -454,7 +350,7 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
     from .policy.critic import save_critic
     from .rsr.sft import save_actor
     from .rewards import family_divisors
-    from .records import write_json_atomic, write_jsonl_atomic
+    from .records import atomic_dir, write_json_atomic, write_jsonl_atomic
     from .rsr.stage import config_file, pool_tasks
     from .tasks import family_check_counts
 
@@ -494,12 +390,10 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
             trajs = run_episodes(actor(), probe_jobs(cfg, tasks), step_rollout(cfg, PROBE_SEED),
                                  policy_name=f"rpr-{cycle}:probe-{k}", reward_divisors=divisors, progress=progress)
             row = {**probe_row(trajs, k), "rollout_s": round(time.monotonic() - t0, 1)}
-            if part.exists():
-                shutil.rmtree(part)
-            part.mkdir()
-            write_trajectories(trajs, part / "trajectories.jsonl")
-            write_json_atomic(part / "metrics.json", row)
-            (part / "DONE").write_text("")
+            with atomic_dir(part) as tmp:  # a killed probe leaves nothing behind: it runs again whole
+                write_trajectories(trajs, tmp / "trajectories.jsonl")
+                write_json_atomic(tmp / "metrics.json", row)
+                (tmp / "DONE").write_text("")
             continue
         phase, jobs, drew = step_jobs(cfg, tasks, d, k)
         policy = actor()

@@ -6,8 +6,9 @@ import json
 import random
 from types import SimpleNamespace
 
-from rsi_lite.frontier import draw_batch, learnable, outcome_table, uniform_batches
-from rsi_lite.rpr import RPRConfig, history, minibatch_order, probe_curves, probe_jobs, probe_points, step_jobs
+from rsi_lite.frontier import draw_batch, learnable, outcome_table
+from rsi_lite.rpr import RPRConfig, minibatch_order
+from rsi_lite.rpr_batches import history, probe_curves, probe_jobs, probe_points, step_jobs
 
 from .test_rpr import fake_trajectories
 
@@ -41,12 +42,6 @@ def test_a_task_that_is_always_solved_leaves_the_frontier_and_one_newly_solved_e
 def test_nothing_learnable_falls_back_to_the_uniform_draw_and_says_so():
     batch, info = draw_batch(NAMES, [("t0", 0), ("t1", 0)], 4, random.Random(1))
     assert len(set(batch)) == 4 and info["rule"] == "uniform" and info["learnable"] == 0
-
-
-def test_uniform_batches_walk_a_fixed_shuffle_of_the_pool():
-    a = uniform_batches(NAMES, 4, 3, seed=0)
-    assert a == uniform_batches(NAMES, 4, 3, seed=0) and a != uniform_batches(NAMES, 4, 3, seed=1)
-    assert set(a[0]) | set(a[1]) | {a[2][0], a[2][1]} == set(NAMES)
 
 
 def test_minibatch_order_depends_on_the_seed_the_step_and_the_epoch():
