@@ -76,6 +76,13 @@ class RolloutConfig:
     that, yet 16 ran slower than 64 on the CPU (`python -m rsi_lite.bench.rollout --page-size`, README)."""
     engine: str = "continuous"
     """continuous (episodes join and leave the batch at any step) or lockstep (one generate call per turn)."""
+    generation_backend: str = "auto"
+    """continuous engine: what serves the replies, 'transformers', 'ctranslate2' (compiled CPU engine, the actor's
+    weights merged and converted when they change), 'vllm' (GPUs, scale_up/) or 'auto' (see `policy.serving`).
+    The lockstep engine always calls transformers' generate."""
+    compute_type: str = "float32"
+    """ctranslate2: the weights' precision. float32 keeps the transformers engine's greedy choices; int8 is
+    faster and changes them."""
     seed: int = 0
     """Sampling seed of the run (episode seeds label the Mean@k runs)."""
     stop_after_block: bool = True
@@ -108,7 +115,9 @@ def run_episodes(policy, jobs: list[tuple], cfg: RolloutConfig | None = None, *,
         return _run_continuous(policy, jobs, cfg, policy_name, reward_divisors or {}, progress)
     if cfg.engine != "lockstep":
         raise ValueError(f"RolloutConfig.engine: {cfg.engine!r} is neither 'continuous' nor 'lockstep'")
-    if hasattr(policy, "engine"):
+    from .policy.serving import is_vllm
+
+    if is_vllm(policy):
         raise ValueError("a vLLM-served policy needs RolloutConfig.engine='continuous' (lockstep calls generate)")
     out: list[Trajectory] = []
     for start in range(0, len(jobs), cfg.batch_size):
@@ -346,15 +355,10 @@ def _progress(total: int, show: bool):
 
 
 def make_generator(policy, cfg: RolloutConfig, stop_ids: list[int]):
-    """The continuous engine's generator: transformers' continuous batching over the policy's own model, or
-    vLLM for a `policy.vllm_backend.VLLMPolicy` (same interface; see scale_up/)."""
-    kw = dict(max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature, top_p=cfg.top_p, stop_ids=stop_ids,
-              seed=cfg.seed, stop_pattern=BLOCK_CLOSED if cfg.stop_after_block and cfg.action_format == "bash" else None,
-              max_concurrent=cfg.batch_size, context_budget=cfg.context_budget, page_size=cfg.page_size)
-    if hasattr(policy, "engine"):
-        from .policy.vllm_backend import VLLMGenerator
+    """The continuous engine's generator on `cfg.generation_backend` (`policy.serving`)."""
+    from .policy.serving import make_generator as serve
 
-        return VLLMGenerator(policy, **kw)
-    return ContinuousGenerator(policy.model, policy.tokenizer, **kw)
-
-
+    return serve(policy, cfg.generation_backend, max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature,
+                 top_p=cfg.top_p, stop_ids=stop_ids, seed=cfg.seed, max_concurrent=cfg.batch_size,
+                 stop_pattern=BLOCK_CLOSED if cfg.stop_after_block and cfg.action_format == "bash" else None,
+                 context_budget=cfg.context_budget, page_size=cfg.page_size, compute_type=cfg.compute_type)

@@ -129,21 +129,23 @@ def generate_batch(model, tokenizer, prompts: list[list[int]], *, max_new_tokens
 
 
 def complete(policy, prompts: list[list[int]], *, max_new_tokens: int, temperature: float = 0.0, seed: int = 0,
-             batch: int = 16) -> list[Generation]:
-    """One reply per prompt from whatever serves the policy: its own model (batches of `batch`), or a vLLM
-    engine (`policy.vllm_backend.VLLMPolicy`, all prompts at once). Used by the runbook planner and reviewer."""
-    if hasattr(policy, "engine"):
-        from .vllm_backend import VLLMGenerator
+             batch: int = 16, backend: str = "auto") -> list[Generation]:
+    """One reply per prompt from whatever serves the policy (`policy.serving`): transformers' `generate` in
+    batches of `batch`, or a continuous generator (ctranslate2, vLLM) given all prompts at once. Used by the
+    runbook planner and reviewer."""
+    from .serving import make_generator, resolve_backend
 
-        gen, out = VLLMGenerator(policy, max_new_tokens=max_new_tokens, temperature=temperature, seed=seed), {}
-        with gen:
-            for i, p in enumerate(prompts):
-                gen.submit(i, p)
-            while gen.busy:
-                out.update(dict(gen.poll()))
-        return [out[i] for i in range(len(prompts))]
-    replies = []
-    for start in range(0, len(prompts), batch):
-        replies += generate_batch(policy.model, policy.tokenizer, prompts[start:start + batch],
-                                  max_new_tokens=max_new_tokens, temperature=temperature, seed=seed + start)
-    return replies
+    if resolve_backend(policy, backend) == "transformers":
+        replies = []
+        for start in range(0, len(prompts), batch):
+            replies += generate_batch(policy.model, policy.tokenizer, prompts[start:start + batch],
+                                      max_new_tokens=max_new_tokens, temperature=temperature, seed=seed + start)
+        return replies
+    gen, out = make_generator(policy, backend, max_new_tokens=max_new_tokens, temperature=temperature, seed=seed,
+                              max_concurrent=batch), {}
+    with gen:
+        for i, p in enumerate(prompts):
+            gen.submit(i, p)
+        while gen.busy:
+            out.update(dict(gen.poll()))
+    return [out[i] for i in range(len(prompts))]

@@ -1,0 +1,454 @@
+"""CTranslate2 as a generation backend on the CPU, behind the interface the rollout engine drives.
+
+Like `batching.ContinuousGenerator` (transformers) and `vllm_backend.VLLMGenerator`, the
+`CT2Generator` offers `submit(key, prompt_ids)`, `poll()` -> `(key, Generation)` and `busy`,
+and is used as a context manager, so the harnesses, sandboxes and trajectories do not change.
+
+The weights follow the actor. `served_model(policy)` returns a `ctranslate2.Generator` for
+the policy's current weights: the base model's plus the actor adapter's LoRA delta, merged
+into a plain state dict, converted to CTranslate2's format (fp32 by default, so greedy
+choices stay those of the transformers engine) and cached by content: a fingerprint of the
+weights names the conversion, so a policy whose adapter has not changed since the last call
+reuses it, and one that has (after SFT, after a PPO step) gets a fresh one. Converted models
+are kept on disk under `cache_root()/ct2/` (the last `DISK_CACHE` of them), so a second
+process serving the same checkpoint only loads it. The conversion is CTranslate2's own
+Transformers loader with two costs taken out (`_convert`): it calls `gc.collect()` per layer,
+and it looks for tied weights by comparing every pair of same-shaped tensors; we compare
+content digests instead, which finds the same aliases.
+
+How requests are batched. CTranslate2 runs a batch of prompts to the end of its longest
+reply (`generate_batch`); it has no continuous batching. Requests submitted while a batch
+runs wait for it, then start together as the next wave. Two things keep prefill down:
+- The prompt prefix every episode shares (system prompt, worked examples) is passed as
+  `static_prompt`: computed once, its cache reused by every later batch.
+- In a batch of prompts of different lengths, CTranslate2 feeds each row's tokens past the
+  shortest prompt one decode step at a time. So a wave is split into groups of prompts whose
+  lengths (after the shared prefix) differ by at most `spread` tokens (default half the reply
+  budget: merging two groups saves one group's decode steps, which a wider spread would spend
+  again on feeding prompt tokens one at a time).
+What CTranslate2 cannot do: keep an episode's earlier turns cached between its turns. Every
+turn prefills the episode's whole context again after the shared prefix (the continuous
+transformers engine does not). `python -m rsi_lite.bench.rollout` measures what that costs.
+
+Log-probabilities follow `Generation`'s contract: those of the distribution the token was drawn
+from. CTranslate2 reports the temperature-1 log-softmax; at temperature 1 and top-p 1 (PPO's
+rollouts) that is the contract, otherwise each step's logits are asked for and the
+log-probability is computed here after temperature and top-p (`processed_logprob`).
+
+`ctranslate2` is an optional dependency (`pip install -e .[fast]`); nothing here imports it
+until a generator or a served model is built, and without it `served_model` says what to install.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import math
+import queue
+import shutil
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from .batching import Replies
+from .generate import Generation
+
+DISK_CACHE = 3
+"""Converted models kept under cache_root()/ct2 (each is the full model, ~540 MB for the bundled one)."""
+
+
+def cache_dir() -> Path:
+    """Where converted models are kept: cache_root()/ct2."""
+    from .model import cache_root
+
+    return cache_root() / "ct2"
+
+
+def _ct2():
+    try:
+        import ctranslate2
+    except ImportError as e:
+        raise RuntimeError("the ctranslate2 generation backend needs the ctranslate2 package: "
+                           "pip install -e '.[fast]' (or set RolloutConfig.generation_backend='transformers')") from e
+    return ctranslate2
+
+
+def available() -> bool:
+    """Whether the ctranslate2 package imports here."""
+    try:
+        _ct2()
+    except RuntimeError:
+        return False
+    return True
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The actor's weights as one plain state dict, and its fingerprint
+
+def merged_state_dict(policy, adapter: str = "actor") -> dict:
+    """The weights generation uses, under the plain model's names: the base's plus `adapter`'s LoRA delta.
+
+    'lora' and 'full' policies give their fp32 weights; a '4bit' (QLoRA) base is dequantized first, so the
+    backend serves the function the actor trains. The critic's adapter never enters."""
+    import torch
+
+    model = policy.model
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model
+    if not getattr(policy, "adapters", None):
+        return {k: v.detach().float() for k, v in base.state_dict().items()}
+    from peft.tuners.lora import LoraLayer
+
+    out = {}
+    for name, module in base.named_modules():
+        if isinstance(module, LoraLayer):
+            w = _dense_weight(module.get_base_layer())
+            if adapter in module.lora_A:
+                w = w + module.get_delta_weight(adapter).float()
+            out[f"{name}.weight"] = w
+            bias = getattr(module.get_base_layer(), "bias", None)
+            if bias is not None:
+                out[f"{name}.bias"] = bias.detach().float()
+    for key, value in base.state_dict().items():
+        if "lora_" in key or ".base_layer." in key or key in out:
+            continue
+        out[key] = value.detach().float()
+    with torch.no_grad():
+        return {k: v.detach() for k, v in out.items()}
+
+
+def _dense_weight(layer):
+    weight = layer.weight
+    if weight.__class__.__name__ == "Params4bit":  # bitsandbytes NF4: the float weight the forward computes with
+        import bitsandbytes.functional as bnbf
+
+        return bnbf.dequantize_4bit(weight.data, weight.quant_state).float()
+    return weight.detach().float()
+
+
+def fingerprint(state: dict, *extra) -> str:
+    """A content digest of a state dict (names, shapes, bytes) and of `extra` (the model path, the compute type)."""
+    import torch
+
+    h = hashlib.blake2b(digest_size=16)
+    for part in extra:
+        h.update(repr(part).encode())
+    for key in sorted(state):
+        t = state[key].detach().contiguous().cpu()
+        h.update(f"{key}:{tuple(t.shape)}:{t.dtype}".encode())
+        if t.numel():
+            h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes())
+    return h.hexdigest()
+
+
+def weights_key(policy, *extra, adapter: str = "actor") -> str:
+    """The fingerprint of what generation serves: with LoRA, the adapter's own weights (the base is frozen and
+    named by its path and quantization in `extra`); without, every weight."""
+    model = policy.model
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model
+    state = base.state_dict()
+    if getattr(policy, "adapters", None):
+        state = {k: v for k, v in state.items() if "lora_" in k and f".{adapter}." in k}
+    return fingerprint(state, *extra)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Conversion and the served model
+
+def _convert(state: dict, model_dir: str, dest: Path, quantization: str | None = None) -> None:
+    """Write `state` (a plain state dict of the model in `model_dir`) as a CTranslate2 model into `dest`."""
+    import gc
+
+    import torch
+    from ctranslate2.converters import transformers as ct2t
+    from ctranslate2.specs import model_spec
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+
+    config = AutoConfig.from_pretrained(model_dir)
+    loader = ct2t._MODEL_LOADERS.get(type(config).__name__)
+    if loader is None:
+        raise RuntimeError(f"{model_dir}: CTranslate2 has no converter for {type(config).__name__}")
+    with torch.device("meta"):
+        model = AutoModelForCausalLM.from_config(config)
+    model.load_state_dict(state, strict=False, assign=True)
+    missing = [k for k, p in model.state_dict().items() if p.is_meta]
+    if missing:
+        raise RuntimeError(f"{model_dir}: the merged weights miss {missing[:3]}")
+    model.eval()
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    collect, gc.collect = gc.collect, (lambda *a, **k: 0)  # the loader collects once per layer (seconds, nothing freed)
+    try:
+        with torch.no_grad():
+            spec = loader(model, tokenizer)
+    finally:
+        gc.collect = collect
+    spec.validate()
+    _alias_duplicates(spec, model_spec)
+    spec._quantize(quantization)
+    dest.mkdir(parents=True)
+    spec.save(str(dest))
+
+
+def _alias_duplicates(spec, model_spec) -> None:
+    """What `ModelSpec._alias_variables` does (a later variable equal to an earlier one becomes its alias, e.g. a
+    tied output projection), by content digest instead of comparing every pair of same-shaped tensors."""
+    first = {}
+    for name, value in spec.variables(ordered=True):
+        if isinstance(value, str) or value.is_scalar():
+            continue
+        arr = value.numpy()
+        key = (tuple(arr.shape), str(arr.dtype), hashlib.blake2b(arr.tobytes(), digest_size=16).digest())
+        if key not in first:
+            first[key] = name
+            continue
+        scope, attr = model_spec._parent_scope(name)
+        if attr not in model_spec.SKIP_CREATING_ALIAS:
+            setattr(model_spec.index_spec(spec, scope), attr, first[key])
+
+
+class _Served:
+    lock = threading.Lock()
+    key: str | None = None
+    generator = None
+    stats: dict = {}
+
+
+def served_model(policy, *, compute_type: str = "float32", threads: int = 0):
+    """A `ctranslate2.Generator` serving the policy's current weights (see the module docstring).
+
+    Returns the same generator while the weights are unchanged; `stats()` says what the last call did and cost
+    (`key_s` fingerprinting the weights, `convert_s` merging and converting, `load_s` loading)."""
+    ct2 = _ct2()
+    from .model import resolve_model
+
+    t0 = time.perf_counter()
+    model_dir = resolve_model(policy.config.model)
+    quantization = getattr(policy.config, "quantization", "full")
+    key = weights_key(policy, str(model_dir), quantization, compute_type, ct2.__version__)
+    t_key = time.perf_counter() - t0
+    with _Served.lock:
+        if _Served.key == key:
+            _Served.stats = {"refresh": "reused", "key_s": t_key, "convert_s": 0.0, "load_s": 0.0}
+            return _Served.generator
+        root = cache_dir()
+        dest, convert_s = root / key, 0.0
+        if not (dest / "model.bin").is_file():
+            t1 = time.perf_counter()
+            root.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(dir=root, prefix=".tmp-"))
+            try:
+                quant = None if compute_type in ("float32", "default") else _storage(compute_type)
+                state = {k: v.cpu() for k, v in merged_state_dict(policy).items()}
+                _convert(state, str(model_dir), tmp / "m", quant)
+                (tmp / "m").rename(dest)
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+            convert_s = time.perf_counter() - t1
+        dest.touch()
+        _prune(root)
+        t2 = time.perf_counter()
+        _Served.generator = None  # drop the previous model before loading the next
+        device = "cuda" if next(policy.model.parameters()).is_cuda else "cpu"
+        _Served.generator = ct2.Generator(str(dest), device=device, compute_type=compute_type, intra_threads=threads)
+        _Served.key = key
+        _Served.stats = {"refresh": "converted" if convert_s else "loaded", "key_s": t_key,
+                         "convert_s": convert_s, "load_s": time.perf_counter() - t2}
+        return _Served.generator
+
+
+def stats() -> dict:
+    """What the last `served_model` call did ('reused', 'loaded' from the disk cache, 'converted') and its seconds."""
+    return dict(_Served.stats)
+
+
+def _storage(compute_type: str) -> str:
+    return {"int8_float32": "int8", "int8": "int8", "int16": "int16", "float16": "float16",
+            "bfloat16": "bfloat16"}.get(compute_type, compute_type)
+
+
+def _prune(root: Path) -> None:
+    dirs = sorted((d for d in root.iterdir() if d.is_dir() and not d.name.startswith(".")),
+                  key=lambda d: d.stat().st_mtime, reverse=True)
+    for d in dirs[DISK_CACHE:]:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Log-probabilities after temperature and top-p
+
+def processed_logprob(logits, token: int, temperature: float, top_p: float) -> float:
+    """log p(token) under softmax(logits / temperature) restricted to the top-p nucleus and renormalised
+    (what the sampler drew from). `logits`: one step's vocabulary scores (any array)."""
+    import numpy as np
+
+    z = np.asarray(logits, dtype=np.float64).reshape(-1)
+    if temperature > 0:
+        z = z / temperature
+    z = z - z.max()
+    logp = z - math.log(np.exp(z).sum())
+    if top_p >= 1.0:
+        return float(logp[token])
+    order = np.argsort(-logp)
+    cum = np.cumsum(np.exp(logp[order]))
+    keep = order[:int(np.searchsorted(cum, top_p) + 1)]
+    kept = logp[keep]
+    if token not in set(keep.tolist()):
+        return float(logp[token])
+    return float(logp[token] - (kept.max() + math.log(np.exp(kept - kept.max()).sum())))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The generator
+
+def common_prefix(prompts: list[list[int]]) -> list[int]:
+    """The longest prefix all prompts share."""
+    if not prompts:
+        return []
+    first, n = prompts[0], min(map(len, prompts))
+    for i in range(n):
+        t = first[i]
+        if any(p[i] != t for p in prompts):
+            return first[:i]
+    return first[:n]
+
+
+def length_groups(lengths: list[int], spread: int) -> list[list[int]]:
+    """Indices grouped so that within a group lengths differ by at most `spread`; shortest first.
+
+    >>> length_groups([30, 5, 8, 40, 31], 4)
+    [[1, 2], [0, 4], [3]]
+    """
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    groups: list[list[int]] = []
+    for i in order:
+        if groups and lengths[i] - lengths[groups[-1][0]] <= spread:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    return groups
+
+
+class CT2Generator:
+    """The `ContinuousGenerator` interface over a CTranslate2 generator (see the module docstring)."""
+
+    def __init__(self, model, tokenizer, *, max_new_tokens: int, temperature: float = 0.6, top_p: float = 1.0,
+                 stop_ids: list[int] | None = None, stop_pattern=None, seed: int = 0, max_concurrent: int = 16,
+                 spread: int | None = None, **_ignored):
+        ct2 = _ct2()
+        self.model, self.tok = model, tokenizer
+        self._replies = Replies(tokenizer, stop_ids or [tokenizer.eos_token_id], stop_pattern)
+        self.max_new_tokens, self.temperature, self.top_p = max_new_tokens, temperature, top_p
+        self.max_concurrent = max_concurrent
+        self.spread = max_new_tokens // 2 if spread is None else spread
+        self.prefix: list[int] | None = None
+        """The shared prompt prefix passed as `static_prompt`, fixed by the first wave of two or more prompts."""
+        self._pending: list[tuple[str, list[int]]] = []
+        self._done: queue.Queue = queue.Queue()
+        self._lock = threading.Lock()
+        self._rows: dict[str, dict] = {}
+        self._batches: list = []
+        self._closing = False
+        self.waves: list[dict] = []
+        """One entry per wave: prompts, groups, shared prefix length, tokens fed after it."""
+        ct2.set_random_seed(seed)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._closing = True  # every row's next callback stops it
+        for b in self._batches:
+            with contextlib.suppress(Exception):
+                b.result()
+        self._batches.clear()
+        return False
+
+    @property
+    def busy(self) -> int:
+        with self._lock:
+            return len(self._replies.live)
+
+    def submit(self, key, prompt_ids: list[int]) -> None:
+        with self._lock:
+            rid = self._replies.new(key)
+            self._pending.append((rid, list(prompt_ids)))
+
+    def poll(self, timeout: float = 0.05):
+        """Start the next wave if the last has finished; yield `(key, Generation)` for each reply finished since
+        the last call (waits up to `timeout` once)."""
+        self._launch()
+        try:
+            item = self._done.get(timeout=timeout)
+        except queue.Empty:
+            item = None
+        while item is not None:
+            if isinstance(item, BaseException):
+                raise RuntimeError(f"ctranslate2 generation failed: {item}") from item
+            yield item
+            try:
+                item = self._done.get_nowait()
+            except queue.Empty:
+                item = None
+        self._launch()
+
+    # -- internals -----------------------------------------------------------------------------------------------
+
+    def _launch(self) -> None:
+        with self._lock:
+            self._batches = [b for b in self._batches if not b.done()] if self._batches else []
+            if self._rows or not self._pending:
+                return
+            wave, self._pending = self._pending[:self.max_concurrent], self._pending[self.max_concurrent:]
+            if self.prefix is None and len(wave) > 1:
+                self.prefix = common_prefix([p for _, p in wave])
+            prefix = self.prefix or []
+            shared = [p[:len(prefix)] == prefix and len(p) > len(prefix) for _, p in wave]
+            rests = [p[len(prefix):] if s else p for (_, p), s in zip(wave, shared)]
+            for (rid, _), rest in zip(wave, rests):
+                self._rows[rid] = {"toks": [], "lps": []}
+            groups = []
+            for use_prefix in (True, False):
+                idx = [i for i, s in enumerate(shared) if s == use_prefix]
+                for g in length_groups([len(rests[i]) for i in idx], self.spread):
+                    groups.append(([idx[j] for j in g], use_prefix))
+            self.waves.append({"prompts": len(wave), "groups": len(groups), "prefix": len(prefix),
+                               "fed": sum(map(len, rests))})
+        for members, use_prefix in groups:
+            self._start([wave[i][0] for i in members], [rests[i] for i in members], prefix if use_prefix else None)
+
+    def _start(self, rids: list[str], prompts: list[list[int]], prefix: list[int] | None) -> None:
+        sample = self.temperature > 0
+        need_logits = sample and (self.temperature != 1.0 or self.top_p < 1.0)
+        kw = dict(max_length=self.max_new_tokens, include_prompt_in_result=False, end_token=self._replies.stop_ids,
+                  return_end_token=True, return_scores=True, return_logits_vocab=need_logits,
+                  sampling_topk=0 if sample else 1, sampling_topp=self.top_p if sample else 1.0,
+                  sampling_temperature=self.temperature if sample else 1.0, asynchronous=True,
+                  callback=lambda step: self._step(rids, step, need_logits))
+        if prefix:
+            kw["static_prompt"] = self.tok.convert_ids_to_tokens(prefix)
+        tokens = [self.tok.convert_ids_to_tokens(p) for p in prompts]
+        self._batches += self.model.generate_batch(tokens, **kw)
+
+    def _step(self, rids: list[str], step, need_logits: bool) -> bool:
+        """CTranslate2's per-token callback (its own thread): record the token; True stops this row."""
+        try:
+            rid = rids[step.batch_id]
+            with self._lock:
+                row = self._rows.get(rid)
+                if row is None:
+                    return True
+                tok = int(step.token_id)
+                lp = (processed_logprob(step.logits, tok, self.temperature, self.top_p) if need_logits
+                      else float(step.log_prob))
+                row["toks"].append(tok)
+                row["lps"].append(lp)
+                finished = bool(step.is_last) or tok in self._replies.stop_ids or len(row["toks"]) >= self.max_new_tokens
+                done = self._replies.update(rid, row["toks"], row["lps"], finished, lambda _rid: None)
+                if done is not None:
+                    del self._rows[rid]
+                    self._done.put(done)
+                    return True
+                return self._closing
+        except BaseException as e:  # surfaced by the next poll()
+            self._done.put(e)
+            return True

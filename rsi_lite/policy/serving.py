@@ -1,0 +1,59 @@
+"""Which engine serves the policy's generation: one setting, dispatched here and nowhere else.
+
+    transformers  the policy's own model through transformers' continuous batching (`batching`)
+    ctranslate2   a compiled CPU engine serving the merged actor weights (`ct2_backend`)
+    vllm          a vLLM engine on GPUs (`vllm_backend`; the policy is a `VLLMPolicy`)
+    auto          vllm for a `VLLMPolicy`; else ctranslate2 where the package is installed and the policy
+                  lives on the CPU; else transformers
+
+Every backend's generator offers `submit(key, prompt_ids)`, `poll()` -> `(key, Generation)`, `busy`, and is a
+context manager, so `rollout.run_episodes` and `complete` drive them all the same way.
+"""
+
+from __future__ import annotations
+
+BACKENDS = ("auto", "transformers", "ctranslate2", "vllm")
+
+
+def is_vllm(policy) -> bool:
+    from .vllm_backend import VLLMPolicy
+
+    return isinstance(policy, VLLMPolicy)
+
+
+def resolve_backend(policy, name: str = "auto") -> str:
+    """The backend `name` means for this policy; a clear error for an unknown or impossible one."""
+    if name not in BACKENDS:
+        raise ValueError(f"generation_backend: {name!r} is not one of {', '.join(BACKENDS)}")
+    if is_vllm(policy):
+        if name not in ("auto", "vllm"):
+            raise ValueError(f"generation_backend {name!r}: this policy is served by vLLM (a VLLMPolicy)")
+        return "vllm"
+    if name == "vllm":
+        raise ValueError("generation_backend 'vllm' needs a VLLMPolicy (scale_up/); this policy is a local model")
+    if name == "auto":
+        from . import ct2_backend
+
+        on_cpu = next(policy.model.parameters()).device.type == "cpu"
+        return "ctranslate2" if on_cpu and ct2_backend.available() else "transformers"
+    return name
+
+
+def make_generator(policy, backend: str = "auto", *, max_new_tokens: int, temperature: float = 0.6,
+                   top_p: float = 1.0, stop_ids=None, stop_pattern=None, seed: int = 0, max_concurrent: int = 16,
+                   context_budget: int = 2048, page_size: int = 64, compute_type: str = "float32"):
+    """A continuous generator for `policy` on `backend` (see the module docstring)."""
+    kw = dict(max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, stop_ids=stop_ids,
+              stop_pattern=stop_pattern, seed=seed, max_concurrent=max_concurrent)
+    backend = resolve_backend(policy, backend)
+    if backend == "vllm":
+        from .vllm_backend import VLLMGenerator
+
+        return VLLMGenerator(policy, **kw)
+    if backend == "ctranslate2":
+        from .ct2_backend import CT2Generator, served_model
+
+        return CT2Generator(served_model(policy, compute_type=compute_type), policy.tokenizer, **kw)
+    from .batching import ContinuousGenerator
+
+    return ContinuousGenerator(policy.model, policy.tokenizer, context_budget=context_budget, page_size=page_size, **kw)
