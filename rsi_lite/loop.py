@@ -20,7 +20,8 @@ sharing DIR/eval-base/ since Base does not depend on the training seed):
     rsr-N/ rpr-N/       the stages' own files;  control-direct-ppo/, rpr-2-critic-reset/, rpr-2-fdr/
     eval-<stage>/       results.json, trajectories.jsonl, results.html, DONE
     selection.json      per phase: the candidates' val figures, which was retained and why
-    cost.json           per stage: generated tokens, sandbox seconds, wall seconds, peak memory
+    cost.json           per stage: generated tokens, sandbox seconds, wall seconds, peak memory, and where the
+                        wall went (`breakdown`: model loading, generation, idle slots, updates; see `timing`)
     report.json .md .html   written by `rsi-lite report DIR` (and at the end of the run)
     DONE
 
@@ -44,6 +45,7 @@ from .rpr import RPRConfig, run_rpr
 from .rsr.sft import SFTConfig
 from .records import read_jsonl, write_json_atomic
 from .rsr.stage import RSRConfig, load_actor, run_rsr
+from .timing import CLOCK
 from .trajectory import read_trajectories
 
 TABLE_SUITES = ["core", "hard", "multi", "extreme"]
@@ -257,12 +259,16 @@ class Loop:
         fresh = not (d / "DONE").is_file()
         resumed = fresh and d.is_dir() and any(d.iterdir())
         _reset_peak_rss()
+        CLOCK.reset()
         t0 = time.monotonic()
         out = fn()
         gc.collect()
+        wall = time.monotonic() - t0
         if fresh or name not in self.cost:
-            self.cost[name] = {**stage_cost(d), "wall_s": round(time.monotonic() - t0, 1) if fresh else None,
+            self.cost[name] = {**stage_cost(d), "wall_s": round(wall, 1) if fresh else None,
                                "peak_rss_mb": round(_peak_rss_mb(), 1) if fresh else None}
+            if fresh:
+                self.cost[name]["breakdown"] = CLOCK.snapshot(wall)
             if resumed:
                 self.cost[name]["note"] = "resumed: wall time and peak memory of the attempt that finished it"
             write_json_atomic(self.dir / "cost.json", self.cost)

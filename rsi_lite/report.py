@@ -289,7 +289,32 @@ def markdown(rep: dict) -> str:
                        f"{c['wall_s'] if c['wall_s'] is not None else '-'} | {c['peak_rss_mb'] or '-'} |")
         walls = [c["wall_s"] for c in flat.values() if c["wall_s"]]
         out += ["", f"Total wall time of the stages: {sum(walls) / 60:.1f} min.", ""]
+        out += breakdown_table(flat)
     return "\n".join(out)
+
+
+BREAKDOWN = [("model/load", "load"), ("model/serve", "serve weights"), ("rollout/generating", "generating"),
+             ("rollout/waiting", "slots idle"), ("train/sft", "SFT"), ("train/ppo", "PPO"), ("other", "other")]
+
+
+def breakdown_table(cost: dict) -> list[str]:
+    """Where each stage's wall went (seconds; `timing`), and the model's forwards' share of the wall."""
+    rows = {name: c["breakdown"] for name, c in cost.items() if c.get("breakdown") and c.get("wall_s")}
+    if not rows:
+        return []
+    out = ["## Where the wall went (seconds)", "",
+           "Wall phases add up to the stage's wall; forwards (the model's own compute while generating) and the "
+           "sandbox seconds are summed over threads that ran at the same time.", "",
+           "| stage | wall | " + " | ".join(h for _, h in BREAKDOWN) + " | forwards (share) | prefilled / decoded "
+           "tokens | sandbox open / commands / verifier |", "|---|" + "---:|" * (len(BREAKDOWN) + 4)]
+    for name, b in rows.items():
+        wall = cost[name]["wall_s"]
+        fw = b.get("rollout/forward")
+        out.append(f"| {name} | {wall} | " + " | ".join(str(b.get(k, 0)) for k, _ in BREAKDOWN)
+                   + f" | {'-' if fw is None else f'{fw} ({100 * fw / wall:.0f}%)'} | "
+                   f"{b.get('rollout/prefill_tokens', '-')} / {b.get('rollout/decode_tokens', '-')} | "
+                   f"{b.get('sandbox/open', 0)} / {b.get('sandbox/commands', 0)} / {b.get('sandbox/verifier', 0)} |")
+    return out + [""]
 
 
 def ppo_table(c: dict) -> str:

@@ -101,7 +101,7 @@ class _Episode:
     stream: TokenStream
     messages: list[Message]
     sandbox: object
-    timings: dict = field(default_factory=lambda: {"generate_s": 0.0, "sandbox_s": 0.0, "verify_s": 0.0})
+    timings: dict = field(default_factory=lambda: {"generate_s": 0.0, "sandbox_s": 0.0, "verify_s": 0.0, "open_s": 0.0})
     report: object = None
     lost: str = ""
     """Why the sandbox died mid-episode (a command can kill its shell, e.g. `kill -9 $PPID`); empty if it lives."""
@@ -179,9 +179,12 @@ def _open_episode(job: tuple, cfg: RolloutConfig, tok, limits: SandboxLimits) ->
     h = make_harness(cfg.harness, action_format=cfg.action_format, max_turns=cfg.max_turns,
                      observation_chars=cfg.observation_chars, command_timeout=cfg.command_timeout)
     msgs = h.start(task.instruction, task.environment.workdir, guidance=rest[0] if rest else None)
+    t0 = time.monotonic()
     sb = make_sandbox(task, backend=cfg.backend, limits=limits).start()
     try:
-        return _Episode(task, seed, h, HarnessState(), TokenStream(tok, h.system_prompt(), msgs), list(msgs), sb)
+        e = _Episode(task, seed, h, HarnessState(), TokenStream(tok, h.system_prompt(), msgs), list(msgs), sb)
+        e.timings["open_s"] = time.monotonic() - t0
+        return e
     except BaseException:
         sb.close()
         raise
@@ -203,8 +206,10 @@ def _run_continuous(policy, jobs, cfg, policy_name, divisors, progress) -> list[
     work: dict = {}  # future -> (what, job index)
     asked: dict[int, float] = {}  # job index -> when its prompt was submitted
     bar = _progress(len(jobs), progress)
+    meter = _forward_meter(policy, cfg)
     gen = make_generator(policy, cfg, sorted(stop))
     pool = ThreadPoolExecutor(max_workers=cfg.workers)
+    clock = {"generating": 0.0, "waiting": 0.0, "last": time.perf_counter(), "busy": 0}
 
     def ready(i: int) -> None:
         """Episode i may speak: submit its prompt, or end it if it is done or no longer fits."""
@@ -217,8 +222,11 @@ def _run_continuous(policy, jobs, cfg, policy_name, divisors, progress) -> list[
             queued.push(i, e.state.turn)
 
     try:
-        with gen:
+        with meter, gen:
             while waiting or eps or work:
+                now = time.perf_counter()  # the last pass's wall: slots decoding, or all standing idle
+                clock["generating" if clock["busy"] else "waiting"] += now - clock["last"]
+                clock["last"] = now
                 while waiting and len(eps) + sum(w == "open" for w, _ in work.values()) < max_open:
                     i = waiting.popleft()
                     work[pool.submit(_open_episode, jobs[i], cfg, tok, limits)] = ("open", i)
@@ -248,6 +256,8 @@ def _run_continuous(policy, jobs, cfg, policy_name, divisors, progress) -> list[
                         bar.update(1)
                 if not work and not gen.busy and not waiting and not queued and eps:
                     raise RuntimeError("rollout stalled: live episodes with no pending work")
+                clock["busy"] = gen.busy
+        _account(clock, meter, gen, finished.values())
     finally:
         for f in work:
             f.cancel()
@@ -257,6 +267,35 @@ def _run_continuous(policy, jobs, cfg, policy_name, divisors, progress) -> list[
             e.sandbox.close()
         bar.close()
     return [finished[i] for i in range(len(jobs))]
+
+
+def _forward_meter(policy, cfg: RolloutConfig):
+    """A `ForwardMeter` over the policy's model when transformers serves the replies (its forwards are ours to
+    time); else nothing (a compiled or remote engine reports its own figures, `forward_stats`)."""
+    from contextlib import nullcontext
+
+    from .policy.batching import ForwardMeter
+    from .policy.serving import resolve_backend
+
+    if resolve_backend(policy, cfg.generation_backend) == "transformers":
+        return ForwardMeter(policy.model)
+    return nullcontext()
+
+
+def _account(clock: dict, meter, gen, trajs) -> None:
+    """Add this rollout's wall phases and busy seconds to the process clock (`timing`)."""
+    from .timing import CLOCK
+
+    CLOCK.add("rollout/generating", clock["generating"])
+    CLOCK.add("rollout/waiting", clock["waiting"])
+    stats = meter.summary() if hasattr(meter, "summary") else getattr(gen, "forward_stats", dict)()
+    for key, name in (("forward_s", "rollout/forward"), ("prefill_tokens", "rollout/prefill_tokens"),
+                      ("decode_tokens", "rollout/decode_tokens")):
+        if key in stats:
+            CLOCK.add(name, stats[key])
+    for t in trajs:
+        for key, name in (("open_s", "sandbox/open"), ("sandbox_s", "sandbox/commands"), ("verify_s", "sandbox/verifier")):
+            CLOCK.add(name, t.timings.get(key, 0.0))
 
 
 class ReadyQueue:
@@ -285,8 +324,9 @@ class ReadyQueue:
 
 
 def _act(e: _Episode, limits: SandboxLimits) -> list[Message]:
-    """Let the harness act on the episode's last reply (commands run in its sandbox)."""
-    t = time.monotonic()
+    """Let the harness act on the episode's last reply (commands run in its sandbox). Its seconds go to
+    `sandbox_s`, those of a verifier run between turns (verifier-feedback harness) to `verify_s` only."""
+    t, verified = time.monotonic(), e.timings["verify_s"]
 
     def verify():
         v0 = time.monotonic()
@@ -308,7 +348,7 @@ def _act(e: _Episode, limits: SandboxLimits) -> list[Message]:
             raise
         e.state.finish("sandbox")  # it ends, failed; the other episodes go on
         new = []
-    e.timings["sandbox_s"] += time.monotonic() - t
+    e.timings["sandbox_s"] += time.monotonic() - t - (e.timings["verify_s"] - verified)
     return new
 
 

@@ -37,6 +37,7 @@ from .advantages import tb_gae, terminal_rewards, token_gae
 from .ppo import PPOConfig, explained_variance, masked_whiten, ppo_loss, value_loss
 from .rollout import RolloutConfig, run_episodes
 from .rpr_batches import PROBE_SEED, probe_curves, probe_jobs, probe_points, probe_row, schedule, step_jobs
+from .timing import CLOCK
 from .trajectory import Trajectory, write_trajectories
 
 
@@ -402,8 +403,9 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
                              reward_divisors=divisors, progress=progress)
         t1 = time.monotonic()
         bias = init_value_bias(policy, trajs, cfg.reward)
-        row = update(policy, trajs, cfg, state["optims"], train_actor=phase == "joint",
-                     epochs=cfg.warmup_epochs if phase == "warmup" else None, step=k)
+        with CLOCK.phase("train/ppo"):
+            row = update(policy, trajs, cfg, state["optims"], train_actor=phase == "joint",
+                         epochs=cfg.warmup_epochs if phase == "warmup" else None, step=k)
         if bias is not None:
             row["critic/bias_init"] = bias
         earlier = [json.loads((s / "metrics.json").read_text()) for s in _finished_steps(d)]

@@ -4,6 +4,8 @@ Mechanics run on a tiny random Llama (fast); the batching-equivalence check runs
 bundled model in fp32 with greedy decoding.  Run: pytest tests/test_rollout.py
 """
 
+import time
+
 import pytest
 import torch
 
@@ -153,7 +155,7 @@ def test_a_later_turn_reuses_the_cached_blocks_of_its_episodes_earlier_turns(tin
     monkeypatch.setattr(PagedAttentionCache, "search_prefix_match", spy)
     monkeypatch.setattr(rollout, "make_generator", make)
     cfg = RolloutConfig(harness="exemplar", max_turns=3, max_new_tokens=8, temperature=1.0, batch_size=2,
-                        page_size=page)
+                        page_size=page, generation_backend="transformers")
     run_episodes(tiny_policy, [(core[i], i) for i in range(3)], cfg)
     last, later = {}, 0
     for rid, n, matched in matches:
@@ -189,7 +191,7 @@ def test_unknown_engine_is_an_error(tiny_policy, core):
 def test_batched_and_one_at_a_time_greedy_rollouts_choose_the_same_actions(core, bwrap_ok):
     pol = load_policy(PolicyConfig(quantization="lora"))  # fp32; a fresh LoRA adapter is the identity
     jobs = [(core[i], 0) for i in (0, 6, 12, 20)]
-    cfg = RolloutConfig(max_turns=2, max_new_tokens=24, temperature=0.0, batch_size=4)
+    cfg = RolloutConfig(max_turns=2, max_new_tokens=24, temperature=0.0, batch_size=4, generation_backend="transformers")
     runs = {"continuous batch 4": run_episodes(pol, jobs, cfg),
             "continuous batch 1": run_episodes(pol, jobs, RolloutConfig(**{**cfg.to_dict(), "batch_size": 1})),
             "lockstep batch 4": run_episodes(pol, jobs, RolloutConfig(**{**cfg.to_dict(), "engine": "lockstep"}))}
@@ -301,3 +303,20 @@ def test_a_sandbox_that_dies_mid_episode_ends_that_episode_failed_not_the_run(ti
     t = _trajectory(e, cfg, "base", {}, 1.0)
     assert t.finish_reason == "sandbox" and t.verifier["strict"] == 0 and not t.verifier["valid"]
     assert t.verifier["reason"].startswith("sandbox lost:") and t.rewards["s"] == 0
+
+
+def test_a_rollout_says_where_its_wall_went(tiny_policy, core, bwrap_ok):
+    from rsi_lite.timing import CLOCK, WALL_PHASES
+
+    CLOCK.reset()
+    t0 = time.perf_counter()
+    trajs = run_episodes(tiny_policy, [(core[i], 0) for i in range(4)],
+                         RolloutConfig(max_turns=2, max_new_tokens=8, batch_size=2, generation_backend="transformers"))
+    wall = time.perf_counter() - t0
+    b = CLOCK.snapshot(wall)
+    phases = b.get("rollout/generating", 0) + b.get("rollout/waiting", 0)
+    assert 0 < phases <= wall + 0.1 and b["rollout/generating"] > 0
+    assert 0 < b["rollout/forward"] <= b["rollout/generating"] + 0.1  # the forwards happen while replies decode
+    assert b["rollout/decode_tokens"] + b["rollout/prefill_tokens"] >= sum(t.tokens["generated"] for t in trajs)
+    assert b["sandbox/open"] > 0 and b["sandbox/verifier"] > 0
+    assert b["other"] == pytest.approx(max(0.0, wall - sum(b.get(k, 0) for k in WALL_PHASES)), abs=0.2)

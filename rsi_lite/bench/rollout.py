@@ -6,7 +6,8 @@ second of:
 
     raw         batched model.generate calls of `--batch` prompts each, every row forced to
                 the full budget: decoding with no turn, no sandbox and no early stop
-    engine      the rollout engine (continuous batching), bubblewrap sandbox, verifier included
+    engine      the rollout engine (continuous batching), bubblewrap sandbox, verifier included, once per
+                `--backends` (transformers, ctranslate2: the same episodes, greedy)
     lockstep    the lockstep engine: one generate call per turn for all active episodes
     sequential  the continuous engine one episode at a time (batch size 1)
     raw-1       raw generate one prompt at a time (the first `--batch` prompts): raw / raw-1 is the most
@@ -24,8 +25,11 @@ the mean number of requests decoding per forward (how full the slots were kept).
 generate prefills every prompt whole, padding included; the engines share prompt prefixes
 and each episode's earlier turns, but prefill every observation.
 
-Targets (issue 3): engine >= 0.8 x raw, engine >= 4 x sequential. The last two lines are
-`engine/raw = X.XX` and `engine/sequential = Y.YY`. A benchmark, not a test. `--runs engine`
+Targets (issue 3): engine >= 0.8 x raw, engine >= 4 x sequential: the lines `engine/raw = X.XX` and
+`engine/sequential = Y.YY` (transformers). Issue 26: the compiled backend at least twice the transformers
+engine on the same episodes: the last three lines are `tokens/s[transformers] = N`, `tokens/s[ctranslate2] = M`
+and `fast/transformers = R`. Before them, what serving new weights costs the ctranslate2 backend (the
+actor's adapter changed, as after a PPO step: merge, convert, load). A benchmark, not a test. `--runs engine`
 skips the lockstep and one-at-a-time runs (the latter takes half the time).
 """
 
@@ -40,6 +44,7 @@ import torch
 def main(argv: list[str] | None = None) -> None:
     from ..paths import TASKS_ROOT
     from ..harness.harnesses import make_harness
+    from ..policy import ct2_backend
     from ..policy.batching import ForwardMeter
     from ..policy.model import PolicyConfig, load_policy
     from ..rollout import RolloutConfig, run_episodes
@@ -57,6 +62,9 @@ def main(argv: list[str] | None = None) -> None:
                     help="KV-cache page of the engines (tokens)")
     ap.add_argument("--open-episodes", type=int, default=RolloutConfig.open_episodes,
                     help="continuous engine: episodes open at once (0: the engine's default)")
+    ap.add_argument("--backends", nargs="+", default=["transformers", "ctranslate2"],
+                    choices=["transformers", "ctranslate2"], help="generation backends of the engine run")
+    ap.add_argument("--compute-type", default="float32", help="ctranslate2: float32 (default) or int8")
     ap.add_argument("--runs", nargs="+", default=["engine", "lockstep", "sequential", "raw-1"],
                     choices=["engine", "lockstep", "sequential", "raw-1"], help="which runs (raw always runs)")
     a = ap.parse_args(argv)
@@ -91,21 +99,28 @@ def main(argv: list[str] | None = None) -> None:
     cfg = RolloutConfig(harness=a.harness, max_turns=a.turns, max_new_tokens=a.tokens, temperature=0.0, batch_size=a.batch,
                         page_size=a.page_size, open_episodes=a.open_episodes)
     jobs = [(t, 0) for t in tasks]
-    rates = {}
-    for name, bs, engine in (("engine", a.batch, "continuous"), ("lockstep", a.batch, "lockstep"),
-                             ("sequential", 1, "continuous")):
-        if name not in a.runs:
+    rates, outputs = {}, {}
+    runs = [(f"engine[{b}]" if b != "transformers" else "engine", a.batch, "continuous", b) for b in a.backends]
+    runs += [("lockstep", a.batch, "lockstep", "transformers"), ("sequential", 1, "continuous", "transformers")]
+    for name, bs, engine, backend in runs:
+        if name.split("[")[0] not in a.runs:
             continue
+        if backend == "ctranslate2":
+            ct2_backend.served_model(pol, compute_type=a.compute_type)  # converted once before the clock starts
         t0 = time.perf_counter()
         one = {"open_episodes": 1} if bs == 1 else {}  # one episode at a time: no other opened ahead
         with ForwardMeter(pol.model) as meter:
-            trajs = run_episodes(pol, jobs, RolloutConfig(**{**cfg.to_dict(), "batch_size": bs, "engine": engine, **one}))
+            trajs = run_episodes(pol, jobs, RolloutConfig(**{**cfg.to_dict(), "batch_size": bs, "engine": engine,
+                                                             "generation_backend": backend,
+                                                             "compute_type": a.compute_type, **one}))
         wall = time.perf_counter() - t0
         gen = sum(t.tokens["generated"] for t in trajs)
         rates[name] = gen / wall
         print(f"{name:10} {gen} tokens in {wall:.1f} s = {rates[name]:.1f} tokens/s "
               f"(sandbox {sum(t.timings['sandbox_s'] for t in trajs):.1f} s, verifier {sum(t.timings['verify_s'] for t in trajs):.1f} s)")
-        print(_meter_line(meter.summary(wall)))
+        if backend == "transformers":
+            print(_meter_line(meter.summary(wall)))
+        outputs[name] = [t.token_ids for t in trajs]
     print(f"raw        {len(prompts) * a.tokens} tokens at batch {a.batch} = {raw:.1f} tokens/s")
     print(_meter_line(raw_meter.summary(raw_wall)))
     if "raw-1" in a.runs:
@@ -118,6 +133,30 @@ def main(argv: list[str] | None = None) -> None:
         print(f"engine/raw = {rates['engine'] / raw:.2f}")
     if {"engine", "sequential"} <= rates.keys():
         print(f"engine/sequential = {rates['engine'] / rates['sequential']:.2f}")
+    if "engine[ctranslate2]" in rates:
+        _refresh_cost(pol, a.compute_type)
+        if "engine" in outputs:
+            same = sum(x == y for x, y in zip(outputs["engine"], outputs["engine[ctranslate2]"]))
+            print(f"greedy episodes identical on both backends: {same} of {len(jobs)}")
+            print(f"tokens/s[transformers] = {rates['engine']:.1f}")
+        print(f"tokens/s[ctranslate2] = {rates['engine[ctranslate2]']:.1f}")
+        if "engine" in rates:
+            print(f"fast/transformers = {rates['engine[ctranslate2]'] / rates['engine']:.2f}")
+
+
+def _refresh_cost(pol, compute_type: str) -> None:
+    """Change the actor's adapter (as a PPO step does) and time serving the new weights."""
+    from ..policy import ct2_backend
+
+    with torch.no_grad():
+        for name, p in pol.model.named_parameters():
+            if "lora_B" in name:
+                p.add_(1e-3)
+    t0 = time.perf_counter()
+    ct2_backend.served_model(pol, compute_type=compute_type)
+    st = ct2_backend.stats()
+    print(f"refresh    new actor weights served in {time.perf_counter() - t0:.1f} s ({st['refresh']}: fingerprint "
+          f"{st['key_s']:.2f} s, merge + convert {st['convert_s']:.1f} s, load {st['load_s']:.1f} s)")
 
 
 def _meter_line(m: dict) -> str:

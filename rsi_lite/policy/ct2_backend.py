@@ -51,6 +51,7 @@ import threading
 import time
 from pathlib import Path
 
+from ..timing import CLOCK
 from .batching import Replies
 from .generate import Generation
 
@@ -155,27 +156,26 @@ def weights_key(policy, *extra, adapter: str = "actor") -> str:
 # ---------------------------------------------------------------------------------------------------------------
 # Conversion and the served model
 
-def _convert(state: dict, model_dir: str, dest: Path, quantization: str | None = None) -> None:
-    """Write `state` (a plain state dict of the model in `model_dir`) as a CTranslate2 model into `dest`."""
+def _convert(state: dict, config, tokenizer, dest: Path, quantization: str | None = None) -> None:
+    """Write `state` (a plain state dict of a model of `config`) as a CTranslate2 model into `dest`."""
     import gc
 
     import torch
     from ctranslate2.converters import transformers as ct2t
     from ctranslate2.specs import model_spec
-    from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
 
-    config = AutoConfig.from_pretrained(model_dir)
     loader = ct2t._MODEL_LOADERS.get(type(config).__name__)
     if loader is None:
-        raise RuntimeError(f"{model_dir}: CTranslate2 has no converter for {type(config).__name__}")
+        raise RuntimeError(f"CTranslate2 has no converter for {type(config).__name__} (set generation_backend "
+                           "'transformers')")
     with torch.device("meta"):
         model = AutoModelForCausalLM.from_config(config)
     model.load_state_dict(state, strict=False, assign=True)
     missing = [k for k, p in model.state_dict().items() if p.is_meta]
     if missing:
-        raise RuntimeError(f"{model_dir}: the merged weights miss {missing[:3]}")
+        raise RuntimeError(f"the merged weights miss {missing[:3]}")
     model.eval()
-    tokenizer = AutoTokenizer.from_pretrained(model_dir)
     collect, gc.collect = gc.collect, (lambda *a, **k: 0)  # the loader collects once per layer (seconds, nothing freed)
     try:
         with torch.no_grad():
@@ -229,6 +229,7 @@ def served_model(policy, *, compute_type: str = "float32", threads: int = 0):
     with _Served.lock:
         if _Served.key == key:
             _Served.stats = {"refresh": "reused", "key_s": t_key, "convert_s": 0.0, "load_s": 0.0}
+            CLOCK.add("model/serve", t_key)
             return _Served.generator
         root = cache_dir()
         dest, convert_s = root / key, 0.0
@@ -239,7 +240,8 @@ def served_model(policy, *, compute_type: str = "float32", threads: int = 0):
             try:
                 quant = None if compute_type in ("float32", "default") else _storage(compute_type)
                 state = {k: v.cpu() for k, v in merged_state_dict(policy).items()}
-                _convert(state, str(model_dir), tmp / "m", quant)
+                base = policy.model.get_base_model() if hasattr(policy.model, "get_base_model") else policy.model
+                _convert(state, base.config, policy.tokenizer, tmp / "m", quant)
                 (tmp / "m").rename(dest)
             finally:
                 shutil.rmtree(tmp, ignore_errors=True)
@@ -253,6 +255,7 @@ def served_model(policy, *, compute_type: str = "float32", threads: int = 0):
         _Served.key = key
         _Served.stats = {"refresh": "converted" if convert_s else "loaded", "key_s": t_key,
                          "convert_s": convert_s, "load_s": time.perf_counter() - t2}
+        CLOCK.add("model/serve", time.perf_counter() - t0)
         return _Served.generator
 
 
@@ -349,7 +352,7 @@ class CT2Generator:
         self._batches: list = []
         self._closing = False
         self.waves: list[dict] = []
-        """One entry per wave: prompts, groups, shared prefix length, tokens fed after it."""
+        """One entry per wave: prompts, groups, shared prefix length, tokens fed after it, seconds, tokens out."""
         ct2.set_random_seed(seed)
 
     def __enter__(self):
@@ -391,6 +394,14 @@ class CT2Generator:
                 item = None
         self._launch()
 
+    def forward_stats(self) -> dict:
+        """The engine's busy seconds (each wave from its start to its last reply), the prompt tokens it computed
+        (the shared prefix once, the rest of every prompt) and the tokens it generated."""
+        waves = [w for w in self.waves if w["seconds"] is not None]
+        return {"forward_s": sum(w["seconds"] for w in waves),
+                "prefill_tokens": sum(w["fed"] for w in waves) + (len(self.prefix) if self.prefix else 0),
+                "decode_tokens": sum(w["generated"] for w in waves)}
+
     # -- internals -----------------------------------------------------------------------------------------------
 
     def _launch(self) -> None:
@@ -412,7 +423,8 @@ class CT2Generator:
                 for g in length_groups([len(rests[i]) for i in idx], self.spread):
                     groups.append(([idx[j] for j in g], use_prefix))
             self.waves.append({"prompts": len(wave), "groups": len(groups), "prefix": len(prefix),
-                               "fed": sum(map(len, rests))})
+                               "fed": sum(map(len, rests)), "start": time.perf_counter(), "seconds": None,
+                               "generated": 0})
         for members, use_prefix in groups:
             self._start([wave[i][0] for i in members], [rests[i] for i in members], prefix if use_prefix else None)
 
@@ -446,6 +458,10 @@ class CT2Generator:
                 done = self._replies.update(rid, row["toks"], row["lps"], finished, lambda _rid: None)
                 if done is not None:
                     del self._rows[rid]
+                    wave = self.waves[-1]
+                    wave["generated"] += len(done[1].token_ids)
+                    if not self._rows:
+                        wave["seconds"] = time.perf_counter() - wave["start"]
                     self._done.put(done)
                     return True
                 return self._closing

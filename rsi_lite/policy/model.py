@@ -198,6 +198,13 @@ def _device(cfg: PolicyConfig) -> str:
 
 def load_policy(cfg: PolicyConfig | None = None, adapter_path: str | Path | None = None) -> Policy:
     """Load the base model per `cfg` and attach the actor adapter (fresh, or from `adapter_path`)."""
+    from ..timing import CLOCK
+
+    with CLOCK.phase("model/load"):
+        return _load_policy(cfg, adapter_path)
+
+
+def _load_policy(cfg: PolicyConfig | None, adapter_path) -> Policy:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 

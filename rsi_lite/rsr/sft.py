@@ -23,6 +23,8 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ..timing import CLOCK
+
 
 @dataclass
 class SFTConfig:
@@ -111,23 +113,24 @@ def train_sft(policy, examples: list, cfg: SFTConfig | None = None, *, metrics_p
     model.train()
     log, t0, step = [], time.monotonic(), 0
     bar = tqdm(total=cfg.epochs * steps_per_epoch, desc="sft", disable=not progress, leave=False)
-    for epoch in range(cfg.epochs):
-        order = kept[:]
-        rng.shuffle(order)
-        for start in range(0, len(order), cfg.batch_size):
-            ids, att, mask = (x.to(model.device) for x in _batch(order[start:start + cfg.batch_size], pad))
-            loss = masked_nll(model(input_ids=ids, attention_mask=att).logits, ids, mask)
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            norm = torch.nn.utils.clip_grad_norm_(params, cfg.grad_clip)
-            opt.step()
-            sched.step()
-            step += 1
-            row = {"step": step, "epoch": epoch, "losses/sft": round(loss.item(), 5),
-                   "grad_norm": round(float(norm), 4), "lr": sched.get_last_lr()[0],
-                   "tokens": int(mask.sum()), "elapsed_s": round(time.monotonic() - t0, 2)}
-            log.append(row)
-            bar.update(1)
+    with CLOCK.phase("train/sft"):  # the optimisation alone, for the stage's wall breakdown
+        for epoch in range(cfg.epochs):
+            order = kept[:]
+            rng.shuffle(order)
+            for start in range(0, len(order), cfg.batch_size):
+                ids, att, mask = (x.to(model.device) for x in _batch(order[start:start + cfg.batch_size], pad))
+                loss = masked_nll(model(input_ids=ids, attention_mask=att).logits, ids, mask)
+                opt.zero_grad(set_to_none=True)
+                loss.backward()
+                norm = torch.nn.utils.clip_grad_norm_(params, cfg.grad_clip)
+                opt.step()
+                sched.step()
+                step += 1
+                row = {"step": step, "epoch": epoch, "losses/sft": round(loss.item(), 5),
+                       "grad_norm": round(float(norm), 4), "lr": sched.get_last_lr()[0],
+                       "tokens": int(mask.sum()), "elapsed_s": round(time.monotonic() - t0, 2)}
+                log.append(row)
+                bar.update(1)
     bar.close()
     model.eval()
     if metrics_path is not None:

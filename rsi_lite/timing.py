@@ -1,0 +1,59 @@
+"""Where a stage's wall time goes: named phases, summed in this process, read by the loop into cost.json.
+
+Two kinds of entries, kept apart because they add up differently:
+- wall phases, timed on the thread that drives the stage, never overlapping one another: loading a model
+  (`model/load`), serving new weights to a compiled backend (`model/serve`), rollouts split into
+  `rollout/generating` (at least one reply being decoded) and `rollout/waiting` (every live episode is in
+  its sandbox or verifier, or opening one: the slots stand idle), the supervised and PPO updates
+  (`train/sft`, `train/ppo`). What a stage's wall holds beyond their sum is its own bookkeeping
+  (files, reviews, probes' scoring), reported as `other`.
+- busy seconds inside rollouts, summed over the worker threads that run them at the same time (so they can
+  exceed the wall): `sandbox/open`, `sandbox/commands`, `sandbox/verifier`; and the model's own forward
+  passes during generation (`rollout/forward`, with the tokens prefilled and decoded where the backend
+  says), which the issue's "forwards >= 60% of an evaluation's wall" is about.
+
+`with CLOCK.phase("train/sft"): ...` times a block; `CLOCK.add(name, seconds)` adds a figure measured
+elsewhere; `CLOCK.reset()` starts a stage; `CLOCK.snapshot()` returns the sums (seconds rounded to 0.1).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import defaultdict
+from contextlib import contextmanager
+
+WALL_PHASES = ("model/load", "model/serve", "rollout/generating", "rollout/waiting", "train/sft", "train/ppo")
+
+
+class WallClock:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._sums: dict[str, float] = defaultdict(float)
+
+    def add(self, name: str, value: float) -> None:
+        with self._lock:
+            self._sums[name] += value
+
+    @contextmanager
+    def phase(self, name: str):
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.add(name, time.perf_counter() - t0)
+
+    def reset(self) -> None:
+        with self._lock:
+            self._sums.clear()
+
+    def snapshot(self, wall: float | None = None) -> dict:
+        """The sums; with the stage's `wall`, also `other` (the wall outside every wall phase)."""
+        with self._lock:
+            out = {k: int(v) if k.endswith("_tokens") else round(v, 1) for k, v in sorted(self._sums.items())}
+        if wall is not None:
+            out["other"] = round(max(0.0, wall - sum(self._sums.get(k, 0.0) for k in WALL_PHASES)), 1)
+        return out
+
+
+CLOCK = WallClock()
