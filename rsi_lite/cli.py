@@ -190,12 +190,18 @@ def cmd_eval(a) -> int:
 
     rollout = RolloutConfig(harness=a.harness, action_format=a.format, max_turns=a.max_turns,
                             max_new_tokens=a.max_new_tokens, temperature=a.temperature, backend=a.backend,
-                            batch_size=a.batch_size, engine=a.engine)
+                            batch_size=a.batch_size, engine=a.engine, generation_backend=a.generation_backend,
+                            compute_type=a.compute_type)
     policy = _load_checkpoint(a.checkpoint, a.quantization)
     doc = evaluate(policy, a.suite, Path(a.out), k=a.k, rollout=rollout, checkpoint=a.checkpoint, limit=a.limit,
                    spread=a.spread, progress=True)
     print(f"checkpoint {a.checkpoint}, harness {a.harness}, {a.k} runs per task")
     print(table(doc["suites"], a.k))
+    b = doc["breakdown"]
+    print(f"wall {doc['wall_s']:.0f} s: generating {b.get('rollout/generating', 0):.0f} s (the model's forwards "
+          f"{b.get('rollout/forward', 0):.0f} s), slots idle {b.get('rollout/waiting', 0):.0f} s, serving weights "
+          f"{b.get('model/serve', 0):.0f} s, other {b.get('other', 0):.0f} s; {b.get('rollout/decode_tokens', 0)} "
+          f"tokens generated ({doc['rollout']['generation_backend']})")
     print(f"wrote {Path(a.out) / 'results.json'}")
     return 0
 
@@ -340,6 +346,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="lora: fp32 base + LoRA (default; NF4 breaks the 135M model), 4bit: QLoRA")
     e.add_argument("--batch-size", type=int, default=16, help="episodes live at once")
     e.add_argument("--engine", default="continuous", choices=["continuous", "lockstep"])
+    e.add_argument("--generation-backend", default="auto", choices=["auto", "transformers", "ctranslate2"],
+                   help="what serves the replies (auto: ctranslate2 where installed, on the CPU)")
+    e.add_argument("--compute-type", default="float32", choices=["float32", "int8"],
+                   help="ctranslate2's weight precision (int8 is faster and changes greedy choices)")
     e.add_argument("--backend", default="auto", choices=["auto", "bwrap", "docker", "local"])
     e.set_defaults(fn=cmd_eval)
 

@@ -96,7 +96,12 @@ def evaluate(policy, suites: list[str], out: Path, *, k: int = 3, rollout: Rollo
              tasks_root: Path | None = None, progress: bool = False) -> dict:
     from .paths import TASKS_ROOT
 
+    import time
+
+    from .timing import CLOCK
+
     rollout = rollout or RolloutConfig()
+    clock, t0 = CLOCK.raw(), time.perf_counter()
     jobs = []
     for s in suites:
         _, tasks = resolve_suite(s, tasks_root or TASKS_ROOT)
@@ -107,7 +112,10 @@ def evaluate(policy, suites: list[str], out: Path, *, k: int = 3, rollout: Rollo
     out.mkdir(parents=True, exist_ok=True)
     write_trajectories(trajs, out / "trajectories.jsonl")
     results = summarize(trajs, k)
-    doc = {"checkpoint": checkpoint, "harness": rollout.harness, "k": k, "limit": limit, "spread": spread, "rollout": rollout.to_dict(), "suites": results}
+    wall = time.perf_counter() - t0
+    doc = {"checkpoint": checkpoint, "harness": rollout.harness, "k": k, "limit": limit, "spread": spread,
+           "rollout": rollout.to_dict(), "suites": results, "wall_s": round(wall, 1),
+           "breakdown": CLOCK.snapshot(wall, since=clock)}
     write_json_atomic(out / "results.json", doc)
     figure(results, k, f"{checkpoint} under the {rollout.harness} harness").write_html(out / "results.html",
                                                                                        include_plotlyjs="cdn")

@@ -47,12 +47,17 @@ class WallClock:
         with self._lock:
             self._sums.clear()
 
-    def snapshot(self, wall: float | None = None) -> dict:
-        """The sums; with the stage's `wall`, also `other` (the wall outside every wall phase)."""
+    def raw(self) -> dict:
         with self._lock:
-            out = {k: int(v) if k.endswith("_tokens") else round(v, 1) for k, v in sorted(self._sums.items())}
+            return dict(self._sums)
+
+    def snapshot(self, wall: float | None = None, since: dict | None = None) -> dict:
+        """The sums (since `since`, an earlier `raw()`, if given); with the block's `wall`, also `other` (the wall
+        outside every wall phase)."""
+        sums = {k: v - (since or {}).get(k, 0.0) for k, v in self.raw().items()}
+        out = {k: int(v) if k.endswith("_tokens") else round(v, 1) for k, v in sorted(sums.items()) if v}
         if wall is not None:
-            out["other"] = round(max(0.0, wall - sum(self._sums.get(k, 0.0) for k in WALL_PHASES)), 1)
+            out["other"] = round(max(0.0, wall - sum(sums.get(k, 0.0) for k in WALL_PHASES)), 1)
         return out
 
 

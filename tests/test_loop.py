@@ -229,7 +229,13 @@ def test_killed_mid_stage_and_resumed(tmp_path, bwrap_ok, small_random_model):
     cost = json.loads((out / "cost.json").read_text())
     assert "resumed" in cost["RPR-1"].get("note", "") and "note" not in cost["RSR-1"]
     assert cost["RPR-2"]["generated_tokens"] > 0
+    b = cost["RSR-2"]["breakdown"]  # where a stage's wall went
+    assert b["rollout/generating"] > 0 and b["model/load"] > 0
+    assert sum(b.get(k, 0) for k in ("model/load", "model/serve", "rollout/generating", "rollout/waiting",
+                                     "train/sft", "other")) == pytest.approx(cost["RSR-2"]["wall_s"], abs=0.5)
+    assert cost["RPR-2"]["breakdown"]["train/ppo"] > 0
     rep = write_report(out)
+    assert "Where the wall went" in (out / "report.md").read_text()
     assert [s["stage"] for s in rep["stages"]] == ["Base", "RSR-1", "RPR-1", "RSR-2", "RPR-2"]
     assert list(rep["controls"]) == ["RPR-2, critic reset"]
     assert set(rep["selection"][0]) == {"RSR-1", "RPR-1", "RSR-2", "RPR-2"}

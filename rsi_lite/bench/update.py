@@ -16,6 +16,11 @@ Every measurement runs in a fresh child process, so the peak belongs to that upd
 (model loading included: the line `after load` says how much of it that is). A watchdog
 stops the child with a clear message when its memory passes `--limit-gb` (default: 85% of
 this machine's memory) instead of letting the kernel's OOM killer take the session down.
+The line `FLOP/s` compares the update's arithmetic with this machine's fp32 matmul rate, measured in the
+same child just before the update: the update's FLOPs are counted as 6 x base parameters x batch tokens x
+epochs for the actor and again for the critic (the rule of thumb the issue names), and, closer to what a
+frozen base really computes, 4 x (forward + the backward to the activations, no weight gradients) plus the
+2 x forward passes for the old log-probabilities and values.
 A benchmark, not a test.
 """
 
@@ -82,6 +87,20 @@ def synthetic(rows: int, width: int, seed: int = 0) -> list:
     return out
 
 
+def matmul_rate(n: int = 1536, reps: int = 6) -> float:
+    """This machine's fp32 matmul rate, FLOP/s (an n x n by n x n product, best of `reps`)."""
+    import torch
+
+    a, b = torch.randn(n, n), torch.randn(n, n)
+    torch.mm(a, b)
+    best = float("inf")
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        torch.mm(a, b)
+        best = min(best, time.perf_counter() - t0)
+    return 2 * n ** 3 / best
+
+
 def _measure(args: dict, q) -> None:
     import torch
 
@@ -110,13 +129,15 @@ def _measure(args: dict, q) -> None:
                                    only=torch.tensor([t.action_mask]))[0] for t in trajs]
 
     before = action_logprobs() if args["direction"] else None
+    rate = matmul_rate()
     t0 = time.perf_counter()
     row = update(policy, trajs, cfg, optims, train_actor=True, epochs=args["epochs"])
     wall = time.perf_counter() - t0
     out = {"rows": len(trajs), "widest": max(len(t.token_ids) for t in trajs),
            "tokens": sum(len(t.token_ids) for t in trajs), "action_tokens": sum(sum(t.action_mask) for t in trajs),
            "after_load_gb": loaded, "peak_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20,
-           "wall_s": wall, "successes": sum(bool(t.verifier.get("strict")) for t in trajs),
+           "wall_s": wall, "successes": sum(bool(t.verifier.get("strict")) for t in trajs), "matmul_flops": rate,
+           "base_params": sum(p.numel() for n, p in policy.model.named_parameters() if "lora_" not in n),
            **{k: row.get(k) for k in ("ratio/min", "ratio/mean", "ratio/max", "losses/approx_kl", "losses/clipfrac")}}
     if before is not None:
         after = action_logprobs()
@@ -163,6 +184,13 @@ def main(argv: list[str] | None = None) -> None:
         print(f"update peak RSS  {r['peak_gb']:.2f} GB")
         print(f"ratio            min {r['ratio/min']:.3f}  mean {r['ratio/mean']:.3f}  max {r['ratio/max']:.3f}; "
               f"approx KL {r['losses/approx_kl']:.2e}; clip fraction {r['losses/clipfrac']:.3f}")
+        tokens, n, epochs = r["tokens"], r["base_params"], a.epochs
+        rule = 2 * 6 * n * tokens * epochs  # actor and critic, 6 N T each epoch
+        frozen = 2 * 4 * n * tokens * epochs + 2 * 2 * n * tokens  # + the old log-prob and value forwards
+        print(f"FLOP/s           machine matmul {r['matmul_flops'] / 1e9:.0f} GFLOP/s; update at 6NT (actor + critic) "
+              f"{rule / r['wall_s'] / 1e9:.1f} GFLOP/s = {100 * rule / r['wall_s'] / r['matmul_flops']:.0f}%; "
+              f"counting a frozen base's work {frozen / r['wall_s'] / 1e9:.1f} GFLOP/s = "
+              f"{100 * frozen / r['wall_s'] / r['matmul_flops']:.0f}%")
         if "dlogp_success" in r:
             print(f"d log p/token    successes {r['dlogp_success']:+.4f}  failures {r['dlogp_failure']:+.4f}")
         if a.json:
