@@ -347,7 +347,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--batch-size", type=int, default=16, help="episodes live at once")
     e.add_argument("--engine", default="continuous", choices=["continuous", "lockstep"])
     e.add_argument("--generation-backend", default="auto", choices=["auto", "transformers", "ctranslate2"],
-                   help="what serves the replies (auto: ctranslate2 where installed, on the CPU)")
+                   help="what serves the replies (auto: transformers on a local model; see rsi_lite.policy.serving)")
     e.add_argument("--compute-type", default="float32", choices=["float32", "int8"],
                    help="ctranslate2's weight precision (int8 is faster and changes greedy choices)")
     e.add_argument("--backend", default="auto", choices=["auto", "bwrap", "docker", "local"])

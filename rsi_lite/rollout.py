@@ -78,7 +78,8 @@ class RolloutConfig:
     """continuous (episodes join and leave the batch at any step) or lockstep (one generate call per turn)."""
     generation_backend: str = "auto"
     """continuous engine: what serves the replies, 'transformers', 'ctranslate2' (compiled CPU engine, the actor's
-    weights merged and converted when they change), 'vllm' (GPUs, scale_up/) or 'auto' (see `policy.serving`).
+    weights merged and converted when they change), 'vllm' (GPUs, scale_up/) or 'auto' (vLLM for a vLLM-served
+    policy, else transformers: `policy.serving` says why).
     The lockstep engine always calls transformers' generate."""
     compute_type: str = "float32"
     """ctranslate2: the weights' precision. float32 keeps the transformers engine's greedy choices; int8 is

@@ -3,8 +3,13 @@
     transformers  the policy's own model through transformers' continuous batching (`batching`)
     ctranslate2   a compiled CPU engine serving the merged actor weights (`ct2_backend`)
     vllm          a vLLM engine on GPUs (`vllm_backend`; the policy is a `VLLMPolicy`)
-    auto          vllm for a `VLLMPolicy`; else ctranslate2 where the package is installed and the policy
-                  lives on the CPU; else transformers
+    auto          vllm for a `VLLMPolicy`, else transformers
+
+Why transformers stays the CPU default: multi-turn episodes give prompts of many lengths, and CTranslate2
+prefills only up to the shortest prompt of a batch, feeding every other prompt's remaining tokens one decode
+step at a time, and keeps no episode's earlier turns between calls. Its decode step is faster, its prefill of
+ragged prompts much slower; on the rollout benchmark it ran at 0.88x the transformers engine (docs/experiments.md).
+Ask for it by name where prompts are alike in length.
 
 Every backend's generator offers `submit(key, prompt_ids)`, `poll()` -> `(key, Generation)`, `busy`, and is a
 context manager, so `rollout.run_episodes` and `complete` drive them all the same way.
@@ -32,10 +37,7 @@ def resolve_backend(policy, name: str = "auto") -> str:
     if name == "vllm":
         raise ValueError("generation_backend 'vllm' needs a VLLMPolicy (scale_up/); this policy is a local model")
     if name == "auto":
-        from . import ct2_backend
-
-        on_cpu = next(policy.model.parameters()).device.type == "cpu"
-        return "ctranslate2" if on_cpu and ct2_backend.available() else "transformers"
+        return "transformers"
     return name
 
 
