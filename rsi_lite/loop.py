@@ -74,8 +74,9 @@ class EvalConfig:
     """Only `limit` tasks of each suite, evenly spaced through it so every family is sampled (small
     profiles; the suites are ordered by family); None: all of them."""
     rollout: RolloutConfig = field(default_factory=lambda: RolloutConfig(
-        harness="plain", temperature=0.6, max_turns=3, max_new_tokens=64, engine="lockstep"))
-    """The target harness at the paper's evaluation temperature."""
+        harness="plain", temperature=0.6, max_turns=3, max_new_tokens=64))
+    """The target harness at the paper's evaluation temperature (the continuous engine: every suite's episodes
+    share one queue, so the slots stay full from the first suite to the last)."""
 
     @classmethod
     def from_dict(cls, d: dict) -> "EvalConfig":
@@ -110,8 +111,7 @@ def profile(name: str) -> Profile:
     (a few hours on 2 cores). `gpu`: a larger model and budgets (needs CUDA and the model).
     `smoke`: the smallest run that passes through every code path (tests and notebooks)."""
     # PPO's rollouts are most of a smoke run's time: half the tokens pass through the same code
-    short = RolloutConfig(harness="plain", temperature=1.0, max_turns=2, max_new_tokens=24 if name == "smoke" else 48,
-                          engine="lockstep")
+    short = RolloutConfig(harness="plain", temperature=1.0, max_turns=2, max_new_tokens=24 if name == "smoke" else 48)
     if name in ("tiny", "smoke"):
         s = name == "smoke"
         # the curriculum the 135M model can enter: easy file and text tasks (it solves almost nothing else)
@@ -127,8 +127,7 @@ def profile(name: str) -> Profile:
                         pool_families=rsr.pool_families, probe_samples=1, probe_tasks=2 if s else 8,
                         accumulate=0, ppo_epochs=2)
         ev = EvalConfig(k=1, limit=1 if s else 2, rollout=RolloutConfig(
-            harness="plain", temperature=0.6, max_turns=1 if s else 2, max_new_tokens=32 if s else 48,
-            engine="lockstep"))
+            harness="plain", temperature=0.6, max_turns=1 if s else 2, max_new_tokens=32 if s else 48))
         if s:
             rsr.pool_size, rsr.discovery_harnesses = 6, ["exemplar"]
         return Profile(name, rsr.pool_size, rsr, rpr, rpr.actor_lr / 5, ev)

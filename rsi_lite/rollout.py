@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass, field
 
 from .harness.harnesses import HarnessState, make_harness
 from .harness.messages import Message
-from .policy.batching import ContinuousGenerator
+from .policy.batching import ForwardMeter
 from .policy.generate import generate_batch
 from .rewards import compute_reward
 from .sandbox import SandboxError, SandboxLimits, make_sandbox
@@ -132,6 +132,7 @@ def _run_wave(policy, jobs, cfg, policy_name, divisors, progress) -> list[Trajec
     limits = SandboxLimits(command_timeout=cfg.command_timeout)
     t_wall = time.monotonic()
     pool = ThreadPoolExecutor(max_workers=cfg.workers)
+    clock, meter = {"generating": 0.0, "waiting": 0.0}, ForwardMeter(model)  # lockstep: always transformers
 
     futures = [pool.submit(_open_episode, job, cfg, tok, limits) for job in jobs]
     eps = [f.result() for f in futures if not f.exception()]
@@ -150,11 +151,13 @@ def _run_wave(policy, jobs, cfg, policy_name, divisors, progress) -> list[Trajec
             # one batched call for every active episode; the seed follows the batch, so the same
             # jobs in the same batches sample the same tokens
             t0 = time.monotonic()
-            gens = generate_batch(model, tok, [e.stream.prompt_ids() for e in active], max_new_tokens=cfg.max_new_tokens,
+            with meter:
+                gens = generate_batch(model, tok, [e.stream.prompt_ids() for e in active], max_new_tokens=cfg.max_new_tokens,
                                   temperature=cfg.temperature, top_p=cfg.top_p, stop_ids=sorted(stop),
-                                  stop_pattern=BLOCK_CLOSED if cfg.stop_after_block and cfg.action_format == "bash" else None,
-                                  seed=hash((active[0].seed, active[0].state.turn)) % (2**31))
+                                      stop_pattern=BLOCK_CLOSED if cfg.stop_after_block and cfg.action_format == "bash" else None,
+                                      seed=hash((active[0].seed, active[0].state.turn)) % (2**31))
             dt = time.monotonic() - t0
+            clock["generating"] += dt
             for e, g in zip(active, gens):
                 e.timings["generate_s"] += dt / len(active)
                 reply = e.stream.add_action(g.token_ids, g.logprobs, stop)
@@ -166,12 +169,15 @@ def _run_wave(policy, jobs, cfg, policy_name, divisors, progress) -> list[Trajec
             bar.update(sum(e.state.done for e in eps) - bar.n)
         list(pool.map(lambda e: _final_verify(e, limits), eps))
         bar.close()
+        clock["waiting"] = time.monotonic() - t_wall - clock["generating"]  # sandboxes opening, commands, verifiers
     finally:
         for e in eps:
             e.sandbox.close()
         pool.shutdown(wait=True)
     wall = time.monotonic() - t_wall
-    return [_trajectory(e, cfg, policy_name, divisors, wall) for e in eps]
+    trajs = [_trajectory(e, cfg, policy_name, divisors, wall) for e in eps]
+    _account(clock, meter, None, trajs)
+    return trajs
 
 
 def _open_episode(job: tuple, cfg: RolloutConfig, tok, limits: SandboxLimits) -> _Episode:
@@ -275,7 +281,6 @@ def _forward_meter(policy, cfg: RolloutConfig):
     time); else nothing (a compiled or remote engine reports its own figures, `forward_stats`)."""
     from contextlib import nullcontext
 
-    from .policy.batching import ForwardMeter
     from .policy.serving import resolve_backend
 
     if resolve_backend(policy, cfg.generation_backend) == "transformers":

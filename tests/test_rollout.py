@@ -305,13 +305,14 @@ def test_a_sandbox_that_dies_mid_episode_ends_that_episode_failed_not_the_run(ti
     assert t.verifier["reason"].startswith("sandbox lost:") and t.rewards["s"] == 0
 
 
-def test_a_rollout_says_where_its_wall_went(tiny_policy, core, bwrap_ok):
+@pytest.mark.parametrize("engine", ["continuous", "lockstep"])
+def test_a_rollout_says_where_its_wall_went(tiny_policy, core, bwrap_ok, engine):
     from rsi_lite.timing import CLOCK, WALL_PHASES
 
     CLOCK.reset()
     t0 = time.perf_counter()
     trajs = run_episodes(tiny_policy, [(core[i], 0) for i in range(4)],
-                         RolloutConfig(max_turns=2, max_new_tokens=8, batch_size=2, generation_backend="transformers"))
+                         RolloutConfig(max_turns=2, max_new_tokens=8, batch_size=2, engine=engine))
     wall = time.perf_counter() - t0
     b = CLOCK.snapshot(wall)
     phases = b.get("rollout/generating", 0) + b.get("rollout/waiting", 0)
