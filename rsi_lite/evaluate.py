@@ -91,8 +91,20 @@ def subset(tasks: list[Task], limit: int | None, spread: bool = False) -> list[T
     return [tasks[i * len(tasks) // limit] for i in range(limit)]
 
 
+def suite_limit(limit: int | dict | None, suite: str) -> int | None:
+    """`limit` for one suite: an int applies to every suite; a dict names suites (`"*"`: every other one; a
+    missing key or None: all of the suite's tasks).
+
+    >>> suite_limit({"core": 15, "*": 2}, "core"), suite_limit({"core": 15, "*": 2}, "hard"), suite_limit(3, "val")
+    (15, 2, 3)
+    """
+    if isinstance(limit, dict):
+        return limit.get(suite, limit.get("*"))
+    return limit
+
+
 def evaluate(policy, suites: list[str], out: Path, *, k: int = 3, rollout: RolloutConfig | None = None,
-             checkpoint: str = "base", limit: int | None = None, spread: bool = False,
+             checkpoint: str = "base", limit: int | dict | None = None, spread: bool = False,
              tasks_root: Path | None = None, progress: bool = False) -> dict:
     from .paths import TASKS_ROOT
 
@@ -105,7 +117,7 @@ def evaluate(policy, suites: list[str], out: Path, *, k: int = 3, rollout: Rollo
     jobs = []
     for s in suites:
         _, tasks = resolve_suite(s, tasks_root or TASKS_ROOT)
-        tasks = subset(tasks, limit, spread)
+        tasks = subset(tasks, suite_limit(limit, s), spread)
         jobs += [(t, seed) for seed in range(k) for t in tasks]
     trajs = run_episodes(policy, jobs, rollout, policy_name=checkpoint, progress=progress)
     out = Path(out)

@@ -70,9 +70,10 @@ class EvalConfig:
     """Suites to run; `val` must be among them (checkpoints are selected on it)."""
     k: int = 3
     """Runs per task (Mean@k)."""
-    limit: int | None = None
+    limit: int | dict | None = None
     """Only `limit` tasks of each suite, evenly spaced through it so every family is sampled (small
-    profiles; the suites are ordered by family); None: all of them."""
+    profiles; the suites are ordered by family); a dict gives a count per suite (`"*"` for the others,
+    `evaluate.suite_limit`); None: all of them."""
     rollout: RolloutConfig = field(default_factory=lambda: RolloutConfig(
         harness="plain", temperature=0.6, max_turns=3, max_new_tokens=64))
     """The target harness at the paper's evaluation temperature (the continuous engine: every suite's episodes
@@ -114,8 +115,10 @@ def profile(name: str) -> Profile:
     short = RolloutConfig(harness="plain", temperature=1.0, max_turns=2, max_new_tokens=24 if name == "smoke" else 48)
     if name in ("tiny", "smoke"):
         s = name == "smoke"
-        # the curriculum the 135M model can enter: easy file and text tasks (it solves almost nothing else)
-        rsr = RSRConfig(pool_size=120, pool_difficulty=["easy"], pool_families=["file_ops", "text_processing"],
+        # the curriculum the 135M model can enter: the easy tasks of the four families discovery opens
+        # (configs/rsr-core.json's; it solves almost nothing else)
+        rsr = RSRConfig(pool_size=120, pool_difficulty=["easy"], pool_families=["file_ops", "text_processing"]
+                        if s else ["file_ops", "text_processing", "log_analysis", "data_csv"],
                         discovery_harnesses=["exemplar", "verifier_feedback"], discovery_samples=1,
                         max_sources_per_task=2, planner="extractive", runbooks_per_success=1,
                         resolves_per_runbook=1 if s else 3, max_examples_per_task=4,
@@ -126,7 +129,8 @@ def profile(name: str) -> Profile:
                         batch_tasks=2 if s else 4, minibatch=2, rollout=short, pool_difficulty=rsr.pool_difficulty,
                         pool_families=rsr.pool_families, probe_samples=1, probe_tasks=2 if s else 8,
                         accumulate=0, ppo_epochs=2)
-        ev = EvalConfig(k=1, limit=1 if s else 2, rollout=RolloutConfig(
+        # 15 of core's 45 tasks and 9 of val's 27 (evenly spaced: every family), 2 of each other suite
+        ev = EvalConfig(k=1, limit=1 if s else {"core": 15, "val": 9, "*": 2}, rollout=RolloutConfig(
             harness="plain", temperature=0.6, max_turns=1 if s else 2, max_new_tokens=32 if s else 48))
         if s:
             rsr.pool_size, rsr.discovery_harnesses = 6, ["exemplar"]
@@ -141,9 +145,8 @@ def profile(name: str) -> Profile:
         rpr = RPRConfig(pool_size=180, warmup_tasks=16, calibration_steps=4, steps=8, batch_tasks=8, minibatch=4,
                         pool_difficulty=rsr.pool_difficulty, probe_samples=2, probe_tasks=32, probe_every=4,
                         accumulate=0, ppo_epochs=2)
-        # 9 tasks of each suite, evenly spaced: one of each family in core, hard and val (each family's first:
-        # easy in core and val, medium in hard), 3 runs each
-        return Profile(name, 180, rsr, rpr, rpr.actor_lr / 5, EvalConfig(k=3, limit=9))
+        # all of core and val, 3 runs each; 9 tasks of every other suite, evenly spaced (one of each family)
+        return Profile(name, 180, rsr, rpr, rpr.actor_lr / 5, EvalConfig(k=3, limit={"core": None, "val": None, "*": 9}))
     if name == "gpu":
         import os
 

@@ -59,3 +59,12 @@ def test_subset_spreads_a_small_evaluation_over_the_suite():
     assert subset(tasks, 3) == [0, 1, 2]
     assert subset(tasks, 3, spread=True) == [0, 15, 30]
     assert subset(tasks, None, spread=True) == tasks and subset(tasks, 99, spread=True) == tasks
+
+
+def test_a_limit_can_name_suites():
+    from rsi_lite.evaluate import suite_limit
+
+    lim = {"core": 15, "val": None, "*": 2}
+    assert [suite_limit(lim, s) for s in ("core", "val", "hard")] == [15, None, 2]
+    assert suite_limit(3, "core") == 3 and suite_limit(None, "core") is None
+    assert suite_limit({"core": 15}, "hard") is None  # not named, no "*": every task
