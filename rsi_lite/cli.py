@@ -11,19 +11,21 @@ from pathlib import Path
 from .paths import REPO, TASKS_ROOT
 
 
-def _tasks_for(args_paths: list[str] | None, suite: str | None = None):
+def _tasks_for(args_paths: list[str] | None, suite: str | None = None, errors: list | None = None):
+    """The tasks named on the command line (or a suite, or all of tasks_mini/). With `errors`, a task that fails
+    to load is collected there as (path, TaskError) and the others still load."""
     from .evaluate import resolve_suite
     from .tasks import find_tasks
 
     if args_paths:
         try:  # each a task dir, a suite dir, or a bare suite name
-            return [t for p in args_paths for t in resolve_suite(p, TASKS_ROOT)[1]]
+            return [t for p in args_paths for t in resolve_suite(p, TASKS_ROOT, errors)[1]]
         except FileNotFoundError as e:
             sys.exit(f"error: {e}")
     root = TASKS_ROOT / suite if suite else TASKS_ROOT
     if not root.is_dir():
         sys.exit(f"error: {root} does not exist (run `rsi-lite tasks generate`)")
-    return find_tasks(root)
+    return find_tasks(root, errors)
 
 
 def cmd_tasks_list(a) -> int:
@@ -41,16 +43,21 @@ def cmd_tasks_list(a) -> int:
 def cmd_tasks_check(a) -> int:
     from .tasks.check import check_tasks
 
-    tasks = _tasks_for(a.paths, a.suite)
+    errors: list = []
+    tasks = _tasks_for(a.paths, a.suite, errors)
+    for path, e in errors:  # a task that does not load is a failed check, never the end of the run
+        print(f"FAIL {path.name:40}   0.0s  does not load: {e}", flush=True)
 
     def show(r):
         mark = "ok  " if r.ok else "FAIL"
-        detail = f"solution {r.solution.passed}/{r.solution.total}, no-op {r.noop.passed}/{r.noop.total}" if r.ok else r.reason
+        detail = r.summary() if r.ok else r.reason
         print(f"{mark} {r.task:40} {r.seconds:5.1f}s  {detail}", flush=True)
+        for line in r.notes:
+            print(f"     {line}", flush=True)
 
     results = check_tasks(tasks, backend=a.backend, workers=a.workers, progress=show)
-    bad = sum(not r.ok for r in results)
-    print(f"{len(results) - bad} passed, {bad} failed")
+    bad = sum(not r.ok for r in results) + len(errors)
+    print(f"{len(results) + len(errors) - bad} passed, {bad} failed")
     return 1 if bad else 0
 
 
@@ -411,8 +418,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .tasks.task import TaskError
+
     args = build_parser().parse_args(argv)
-    return args.fn(args) or 0
+    try:
+        return args.fn(args) or 0
+    except TaskError as e:  # it names the task's file and line
+        sys.exit(f"error: {e}")
 
 
 if __name__ == "__main__":

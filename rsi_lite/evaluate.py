@@ -19,15 +19,16 @@ from .tasks import Task, find_tasks
 from .trajectory import Trajectory, write_trajectories
 
 
-def resolve_suite(name_or_dir: str, root: Path) -> tuple[str, list[Task]]:
-    """A suite name (a folder of tasks_mini/) or any directory of Harbor-layout tasks."""
+def resolve_suite(name_or_dir: str, root: Path, errors: list | None = None) -> tuple[str, list[Task]]:
+    """A suite name (a folder of tasks_mini/) or any directory of Harbor-layout tasks. With `errors`, tasks that
+    fail to load are collected there (`find_tasks`) instead of stopping the others."""
     path = Path(name_or_dir)
     if not path.is_dir():
         path = root / name_or_dir
     if not path.is_dir():
         raise FileNotFoundError(f"suite {name_or_dir!r}: neither a directory nor a suite in {root}")
-    tasks = find_tasks(path)
-    if not tasks:
+    tasks = find_tasks(path, errors)
+    if not tasks and not errors:
         raise FileNotFoundError(f"{path}: no tasks (no instruction.md below it)")
     return path.name, tasks
 

@@ -27,6 +27,8 @@ from .sandbox.base import Sandbox, SandboxLimits
 from .tasks.task import Task
 
 STATUSES = ("passed", "failed", "skipped", "pending", "other")
+NO_CTRF = "no CTRF report"
+"""How a report without a CTRF file begins its reason (the verifier wrote only a reward file, or nothing)."""
 
 
 @dataclass
@@ -126,8 +128,9 @@ def build_report(ctrf: bytes | None, reward_txt: bytes | None, reward_json: byte
     says_pass = reward is not None and reward >= 1.0
     if ctrf is None:
         # a verifier that writes only a reward file (allowed by Harbor): S from it, no P
+        why = "S taken from the reward file alone" if reward is not None else "and no readable reward file either"
         return VerifierReport(int(says_pass), int(says_pass), int(not says_pass), 1, False, reward_file=reward,
-                              reason="no CTRF report; S taken from the reward file alone", **extra)
+                              reason=f"{NO_CTRF}; {why}", **extra)
     try:
         tests, _ = parse_ctrf(ctrf)
     except CTRFError as e:

@@ -138,3 +138,74 @@ def test_tb1_import_reports_what_it_dropped_and_refuses_bad_input(tmp_path):
     with pytest.raises(TaskError, match="task.yaml: field 'instruction'"):
         import_tb1(src, tmp_path / "h2")
     assert not (tmp_path / "h2").exists()
+
+
+# ---- defects found on published Harbor tasks (issue 30): each one's regression test
+
+def test_a_multi_stage_copy_is_an_image_feature_not_a_load_error(tmp_path):
+    root = write_harbor_task(tmp_path / "uv", dockerfile="FROM python:3.12\nCOPY --from=ghcr.io/astral-sh/uv /uv /bin/uv\n"
+                             "WORKDIR /app\n", files={}, test_py="def test_x(): pass\n", solve="true")
+    task = load_task(root)
+    assert [no for no, _ in task.environment.unsupported] == [2]  # needs the Docker backend, like RUN
+
+
+def test_without_docker_a_run_line_is_named_with_its_file_and_line(tmp_path, monkeypatch):
+    from rsi_lite import sandbox
+
+    root = write_harbor_task(tmp_path / "needs-run", dockerfile="FROM ubuntu\nWORKDIR /app\nRUN apt-get install -y jq\n",
+                             files={}, test_py="def test_x(): pass\n", solve="true")
+    monkeypatch.setattr(sandbox, "docker_available", lambda: "no Docker engine answers (ConnectionError)")
+    with pytest.raises(SandboxError) as e:
+        make_sandbox(load_task(root))
+    msg = str(e.value)
+    assert "Dockerfile:3" in msg and "RUN apt-get install -y jq" in msg and "bubblewrap" in msg
+    assert "no Docker engine answers" in msg
+
+
+def test_one_bad_task_does_not_stop_a_check_of_many(tmp_path, bwrap_ok, capsys):
+    from rsi_lite.cli import main
+
+    write_harbor_task(tmp_path / "suite" / "good", dockerfile="FROM ubuntu\nWORKDIR /app\n", files={},
+                      test_py="from pathlib import Path\ndef test_x(): assert Path('/app/x').is_file()\n",
+                      solve="touch /app/x")
+    write_harbor_task(tmp_path / "suite" / "bad", dockerfile="FROM ubuntu\nWORKDIR /app\nCOPY missing.txt /app/\n",
+                      files={}, test_py="def test_x(): pass\n", solve="true")
+    assert main(["tasks", "check", str(tmp_path / "suite")]) == 1
+    out = capsys.readouterr().out
+    assert "ok   good" in out and "FAIL bad" in out and "missing.txt" in out and "Dockerfile:3" in out
+    assert "1 passed, 1 failed" in out
+
+
+def test_a_verifier_that_writes_only_reward_txt_passes_the_check(tmp_path, bwrap_ok):
+    root = write_harbor_task(tmp_path / "reward-only", dockerfile="FROM ubuntu\nWORKDIR /app\n", files={},
+                             test_py="", solve="echo 42 > /app/answer.txt")
+    (root / "tests" / "test.sh").write_text(
+        "#!/bin/bash\nmkdir -p /logs/verifier\n"
+        "if [ \"$(cat /app/answer.txt 2>/dev/null)\" = 42 ]; then echo 1; else echo 0; fi > /logs/verifier/reward.txt\n")
+    r = check_task(load_task(root), backend="bwrap")
+    assert r.ok, r.reason
+    assert r.solution.strict == 1 and r.noop.strict == 0 and not r.solution.valid
+    assert any("reward file only" in n for n in r.notes)
+
+
+def test_a_multi_step_task_is_refused_by_name_not_split(tmp_path):
+    from rsi_lite.tasks import find_tasks
+
+    root = tmp_path / "suite" / "two-steps"
+    (root / "steps" / "one" / "tests").mkdir(parents=True)
+    (root / "steps" / "one" / "instruction.md").write_text("Step one.\n")
+    (root / "steps" / "one" / "tests" / "test.sh").write_text("true\n")
+    (root / "task.toml").write_text('[[steps]]\nname = "one"\n')
+    (root / "instruction.md").write_text("Two steps.\n")
+    errors = []
+    assert find_tasks(tmp_path / "suite", errors) == []  # the step is not a task of its own
+    assert len(errors) == 1 and "multi-step task" in str(errors[0][1]) and "task.toml" in str(errors[0][1])
+    with pytest.raises(TaskError, match="multi-step"):
+        load_task(root)
+
+
+def test_a_test_module_that_does_not_import_shows_the_verifiers_output(tmp_path, bwrap_ok):
+    root = write_harbor_task(tmp_path / "broken-tests", dockerfile="FROM ubuntu\nWORKDIR /app\n", files={},
+                             test_py="import module_that_is_not_there\n\ndef test_x(): pass\n", solve="true")
+    r = check_task(load_task(root), backend="bwrap")
+    assert not r.ok and "verifier output:" in r.reason and "module_that_is_not_there" in r.reason

@@ -27,9 +27,13 @@ def resolve_backend(backend: str = "auto", environment: EnvironmentSpec | None =
         return "bwrap"
     if docker_available() is None:
         return "docker"
-    why = docker_available() if needs_image else f"{bwrap_available()}; {docker_available()}"
-    raise SandboxError(f"no sandbox backend works here: {why}. The local backend (no isolation) runs only "
-                       f"when asked for by name: --backend local")
+    if needs_image:
+        no, line = environment.unsupported[0]
+        where = f"{environment.context / 'Dockerfile'}:{no}" if environment.context else f"Dockerfile line {no}"
+        raise SandboxError(f"{where} ({line[:80]}) changes the image, which the bubblewrap backend cannot replay, "
+                           f"and the Docker backend cannot run here: {docker_available()}")
+    raise SandboxError(f"no sandbox backend works here: {bwrap_available()}; {docker_available()}. The local "
+                       f"backend (no isolation) runs only when asked for by name: --backend local")
 
 
 def make_sandbox(task_or_env: Task | EnvironmentSpec | None = None, *, backend: str = "auto",

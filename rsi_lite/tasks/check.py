@@ -4,12 +4,13 @@ and an agent that does nothing fails.
 
 from __future__ import annotations
 
+import re
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..sandbox import SandboxLimits
-from ..verify import VerifierReport, attempt, solve_with_reference
+from ..verify import NO_CTRF, VerifierReport, attempt, solve_with_reference
 from .task import Task
 
 
@@ -21,7 +22,22 @@ class TaskCheck:
     solution: VerifierReport | None
     noop: VerifierReport | None
     seconds: float
+    notes: list[str] = field(default_factory=list)
+    """Lines worth knowing about a task that passed or failed: e.g. a reward file without a CTRF report."""
 
+    def summary(self) -> str:
+        def part(r):
+            return f"{r.passed}/{r.total}" if r.valid or r.total != 1 else ("pass" if r.strict else "fail")
+        return f"solution {part(self.solution)}, no-op {part(self.noop)}"
+
+
+def _tail(report: VerifierReport, lines: int = 3) -> str:
+    """What the verifier printed, on one line: its error lines if any (an import error, `uvx: command not
+    found`), else its last lines; what a report without tests cannot say."""
+    out = [x.strip() for x in (report.output_tail or "").splitlines() if x.strip() and not set(x.strip()) <= set("=!-_ ")]
+    errors = [x for x in out if re.search(r"Error\b|error:|not found|No such file|cannot|denied", x)]
+    pick = list(dict.fromkeys(errors))[-lines:] or out[-lines:]
+    return " | ".join(pick)[-400:] if pick else "(no output)"
 
 
 
@@ -36,13 +52,20 @@ def check_task(task: Task, backend: str = "auto", limits: SandboxLimits | None =
         noop = attempt(task, [], backend=backend, limits=limits)[1]
     except Exception as e:  # a task that crashes the harness is a bad task, not a crash of the check
         return TaskCheck(task.name, False, f"{type(e).__name__}: {e}", sol, noop, time.monotonic() - t0)
-    problems = []
-    if not (sol.strict and sol.valid and sol.passed == sol.total):
+    problems, notes = [], []
+    reward_only = sol.reason.startswith(NO_CTRF) and sol.reward_file is not None  # Harbor allows a verifier that writes only reward.txt
+    if reward_only:
+        notes.append("reward file only (no CTRF report): S from reward.txt; no per-check P, so FDR and SPR "
+                     "fall back to S")
+    if not (sol.strict and (reward_only or (sol.valid and sol.passed == sol.total))):
         failing = [t["name"] for t in sol.tests if t["status"] != "passed"]
-        problems.append(f"solution: S={sol.strict} {sol.passed}/{sol.total} {sol.reason} {failing[:3]}".strip())
+        problem = f"solution: S={sol.strict} {sol.passed}/{sol.total} {sol.reason} {failing[:3]}".strip()
+        if not sol.valid or not sol.tests:  # no report, or no test ran (e.g. a test module that does not import)
+            problem += f"; verifier output: {_tail(sol)}"
+        problems.append(problem)
     if noop.strict:
         problems.append(f"no-op agent passes ({noop.passed}/{noop.total})")
-    return TaskCheck(task.name, not problems, "; ".join(problems), sol, noop, time.monotonic() - t0)
+    return TaskCheck(task.name, not problems, "; ".join(problems), sol, noop, time.monotonic() - t0, notes)
 
 
 def check_tasks(tasks: list[Task], backend: str = "auto", workers: int = 2, progress=None) -> list[TaskCheck]:

@@ -121,6 +121,9 @@ def parse_dockerfile(path: Path) -> EnvironmentSpec:
                 k, _, v = rest.partition(" ")
                 spec.env[k] = v.strip()
         elif op in ("COPY", "ADD"):
+            if any(a.startswith("--from") for a in shlex.split(rest)):  # a multi-stage or image copy: an image feature
+                spec.unsupported.append((no, line))
+                continue
             args = [a for a in shlex.split(rest) if not a.startswith("--")]
             if len(args) < 2 or (op == "ADD" and any("://" in a or a.endswith((".tar", ".tar.gz", ".tgz")) for a in args[:-1])):
                 spec.unsupported.append((no, line))
@@ -156,6 +159,10 @@ def load_task(path: str | Path) -> Task:
         config = tomllib.loads(toml_path.read_text()) if toml_path.is_file() else {}
     except tomllib.TOMLDecodeError as e:
         raise TaskError(f"{toml_path}: invalid TOML: {e}") from e
+    if "steps" in config or (path / "steps").is_dir():
+        raise TaskError(f"{toml_path}: a multi-step task ([[steps]] in task.toml, steps/*/): steps that share one "
+                        "sandbox and are verified in order are not supported; refused rather than run as separate "
+                        "tasks without their shared environment and state")
     for section in ("metadata", "verifier", "agent", "environment"):
         if section in config and not isinstance(config[section], dict):
             raise TaskError(f"{toml_path}: [{section}] must be a table")
@@ -172,12 +179,28 @@ def load_task(path: str | Path) -> Task:
     return Task(path=path, name=path.name, instruction=inst.read_text(), config=config, environment=env)
 
 
-def find_tasks(root: str | Path) -> list[Task]:
-    """Every task directory at or below `root` (a task dir itself, a suite dir, or tasks_mini/)."""
+def find_tasks(root: str | Path, errors: list | None = None) -> list[Task]:
+    """Every task directory at or below `root` (a task dir itself, a suite dir, or tasks_mini/).
+
+    A directory with `instruction.md` or `task.toml` is a task; the step directories of a multi-step task are
+    part of it, not tasks of their own. With `errors` (a list), a directory that fails to load is appended to it
+    as (path, TaskError) and the others still load; without, the first failure raises."""
     root = Path(root)
-    if (root / "instruction.md").is_file():
-        return [load_task(root)]
-    return [load_task(p.parent) for p in sorted(root.rglob("instruction.md")) if not p.parent.name.startswith(".")]
+    if (root / "instruction.md").is_file() or (root / "task.toml").is_file():
+        found = [root]
+    else:
+        found = sorted({p.parent for pat in ("instruction.md", "task.toml") for p in root.rglob(pat)
+                        if not p.parent.name.startswith(".")})
+    found = [d for d in found if not any(d.is_relative_to(o / "steps") for o in found if o != d)]
+    tasks = []
+    for d in found:
+        try:
+            tasks.append(load_task(d))
+        except TaskError as e:
+            if errors is None:
+                raise
+            errors.append((d, e))
+    return tasks
 
 
 def family_check_counts(tasks: list[Task]) -> dict[str, list[int]]:
