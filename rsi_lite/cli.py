@@ -43,8 +43,20 @@ def cmd_tasks_list(a) -> int:
 def cmd_tasks_check(a) -> int:
     from .tasks.check import check_tasks
 
+    from .sandbox import resolve_backend
+
     errors: list = []
     tasks = _tasks_for(a.paths, a.suite, errors)
+    images = Counter(t.environment.base_image for t in tasks if t.environment.base_image and not t.environment.unsupported)
+    try:
+        backend = resolve_backend(a.backend)
+    except Exception as e:  # noqa: BLE001 - said once here; each task's check says it again
+        backend = f"none ({e})"
+    print(f"verifier: a fresh {backend} sandbox per check holding a copy of the workspace (not the agent's own "
+          "sandbox); outside Docker, uv/uvx/pip/apt-get resolve to offline shims (rsi_lite/verify.py: shim_dir)")
+    if images and backend != "docker":
+        print("FROM images not used outside Docker (the host's system and Python stand in): "
+              + ", ".join(f"{i} ({n})" for i, n in images.most_common(5)))
     for path, e in errors:  # a task that does not load is a failed check, never the end of the run
         print(f"FAIL {path.name:40}   0.0s  does not load: {e}", flush=True)
 

@@ -152,9 +152,37 @@ def build_report(ctrf: bytes | None, reward_txt: bytes | None, reward_json: byte
     return report
 
 
+SHIMS = "/tmp/.rsi-shims"
+"""Where the offline verifier shims (`sandbox/shims/`) sit inside a bubblewrap or local verifier sandbox."""
+
+
+def shim_dir() -> Path:
+    """The offline shims with this Python filled in, written once per process to a temp directory.
+
+    Harbor's usual test.sh fetches uv and runs `uvx --with pytest... pytest --ctrf ...`; offline, `uv`, `uvx`,
+    `pip`, `apt-get` and `curl` of the uv installer resolve to these: pytest and python run from the kit's own
+    environment, an install of a package that is already present succeeds, every other install is refused
+    with one line in the verifier's output. (The Docker backend runs the image's own tools instead.)"""
+    import sys
+
+    global _SHIMS
+    if _SHIMS is None or not _SHIMS.is_dir():
+        src = Path(__file__).parent / "sandbox" / "shims"
+        out = Path(tempfile.mkdtemp(prefix="rsi-shims-"))
+        for f in src.iterdir():
+            (out / f.name).write_text(f.read_text().replace("@PYTHON@", sys.executable))
+            (out / f.name).chmod(0o755)
+        _SHIMS = out
+    return _SHIMS
+
+
+_SHIMS: Path | None = None
+
+
 def run_verifier(task: Task, workspace: Path, *, backend: str = "auto",
                  limits: SandboxLimits | None = None) -> VerifierReport:
-    """Copy `workspace` into a fresh sandbox of `task`, run tests/test.sh there, and read the verdict."""
+    """Copy `workspace` into a fresh sandbox of `task`, run tests/test.sh there, and read the verdict.
+    Outside Docker, the offline shims (`shim_dir`) come first on the verifier's PATH."""
     env = replace(task.environment, copies=[])  # the workspace replaces what the Dockerfile copied in
     work = task.environment.workdir
     t0 = time.monotonic()
@@ -163,7 +191,13 @@ def run_verifier(task: Task, workspace: Path, *, backend: str = "auto",
         sb.exec(f"find {q(work)} {q('/logs/verifier')} -mindepth 1 -delete 2>/dev/null; true", timeout=30)
         sb.upload(workspace, work)
         sb.upload(task.tests_dir, "/tests")
-        r = sb.exec(f"bash {q('/tests/test.sh')}", timeout=task.verifier_timeout_sec)
+        run = f"bash {q('/tests/test.sh')}"
+        if sb.backend != "docker":
+            sb.upload(shim_dir(), SHIMS)
+            # the uv installer's `source $HOME/.local/bin/env` finds a file; the shims come first on PATH
+            run = (f"chmod +x {q(SHIMS)}/*; mkdir -p \"$HOME/.local/bin\" && touch \"$HOME/.local/bin/env\"; "
+                   f"PATH={q(SHIMS)}:$PATH {run}")
+        r = sb.exec(run, timeout=task.verifier_timeout_sec)
         files = {n: sb.read_file(f"/logs/verifier/{n}") for n in ("ctrf.json", "reward.txt", "reward.json")}
     return build_report(files["ctrf.json"], files["reward.txt"], files["reward.json"],
                         duration=time.monotonic() - t0, timed_out=r.timed_out, output_tail=r.output[-2000:])

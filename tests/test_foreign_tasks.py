@@ -209,3 +209,48 @@ def test_a_test_module_that_does_not_import_shows_the_verifiers_output(tmp_path,
                              test_py="import module_that_is_not_there\n\ndef test_x(): pass\n", solve="true")
     r = check_task(load_task(root), backend="bwrap")
     assert not r.ok and "verifier output:" in r.reason and "module_that_is_not_there" in r.reason
+
+
+HARBOR_PREAMBLE = """#!/bin/bash
+apt-get update
+apt-get install -y curl
+curl -LsSf https://astral.sh/uv/0.9.7/install.sh | sh
+source $HOME/.local/bin/env
+uvx -p 3.13 -w pytest==8.4.1 -w pytest-json-ctrf==0.3.5 pytest --ctrf /logs/verifier/ctrf.json /tests/test_outputs.py -rA
+if [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi
+"""
+
+
+def test_the_standard_harbor_verifier_preamble_runs_offline(tmp_path, bwrap_ok):
+    """apt-get, the uv installer and uvx resolve to the kit's shims: the task's test.sh runs unchanged."""
+    root = write_harbor_task(tmp_path / "uvx-task", dockerfile="FROM ubuntu:24.04\nWORKDIR /app\n", files={},
+                             test_py="from pathlib import Path\ndef test_x(): assert Path('/app/x').read_text() == 'y'\n",
+                             solve="printf y > /app/x")
+    (root / "tests" / "test.sh").write_text(HARBOR_PREAMBLE)
+    r = check_task(load_task(root), backend="bwrap")
+    assert r.ok, r.reason
+    assert r.solution.valid and r.solution.passed == r.solution.total == 1 and r.noop.strict == 0
+    assert "rsi-lite offline shim" in r.solution.output_tail
+
+
+def test_an_install_the_kit_does_not_have_is_refused_with_one_clear_line(tmp_path, bwrap_ok):
+    root = write_harbor_task(tmp_path / "needs-pkg", dockerfile="FROM ubuntu:24.04\nWORKDIR /app\n", files={},
+                             test_py="def test_x(): pass\n", solve="true")
+    (root / "tests" / "test.sh").write_text(HARBOR_PREAMBLE.replace("-w pytest==8.4.1", "-w no-such-package-xyz==1.0"))
+    r = check_task(load_task(root), backend="bwrap")
+    assert not r.ok
+    assert "not installed offline: no-such-package-xyz" in r.reason  # the verifier's own line, in the check's output
+
+
+def test_what_a_sandbox_ignores_is_said_once(tmp_path, bwrap_ok, capsys):
+    from rsi_lite.cli import main
+
+    root = write_harbor_task(tmp_path / "s" / "web", dockerfile="FROM python:3.13-slim\nWORKDIR /app\n", files={},
+                             test_py="from pathlib import Path\ndef test_x(): assert Path('/app/x').is_file()\n",
+                             solve="touch /app/x")
+    (root / "task.toml").write_text('[environment]\nallow_internet = true\n')
+    (root / "environment" / "docker-compose.yaml").write_text("services: {}\n")
+    assert main(["tasks", "check", str(tmp_path / "s")]) == 0
+    out = capsys.readouterr().out
+    assert "verifier: a fresh bwrap sandbox" in out and "python:3.13-slim (1)" in out
+    assert "allow_internet = true" in out and "docker-compose.yaml: companion services are not started" in out

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from ..sandbox import SandboxLimits
 from ..verify import NO_CTRF, VerifierReport, attempt, solve_with_reference
-from .task import Task
+from .task import Task, ignored_features
 
 
 @dataclass
@@ -52,7 +52,7 @@ def check_task(task: Task, backend: str = "auto", limits: SandboxLimits | None =
         noop = attempt(task, [], backend=backend, limits=limits)[1]
     except Exception as e:  # a task that crashes the harness is a bad task, not a crash of the check
         return TaskCheck(task.name, False, f"{type(e).__name__}: {e}", sol, noop, time.monotonic() - t0)
-    problems, notes = [], []
+    problems, notes = [], ignored_features(task) if backend != "docker" else []
     reward_only = sol.reason.startswith(NO_CTRF) and sol.reward_file is not None  # Harbor allows a verifier that writes only reward.txt
     if reward_only:
         notes.append("reward file only (no CTRF report): S from reward.txt; no per-check P, so FDR and SPR "

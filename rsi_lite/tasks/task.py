@@ -179,6 +179,20 @@ def load_task(path: str | Path) -> Task:
     return Task(path=path, name=path.name, instruction=inst.read_text(), config=config, environment=env)
 
 
+def ignored_features(task: Task) -> list[str]:
+    """What of the task's own configuration a non-Docker sandbox does not honour, one line each (to warn once)."""
+    out = []
+    if task.allow_internet:
+        out.append("task.toml allow_internet = true: sandboxes have no network; what needs it will fail")
+    compose = [p.name for p in (task.environment_dir.glob("docker-compose.y*ml") if task.environment_dir.is_dir() else [])]
+    if compose:
+        out.append(f"environment/{compose[0]}: companion services are not started")
+    image = task.config.get("environment", {}).get("docker_image")
+    if image:
+        out.append(f"task.toml docker_image = {image!r}: used by the Docker backend only")
+    return out
+
+
 def find_tasks(root: str | Path, errors: list | None = None) -> list[Task]:
     """Every task directory at or below `root` (a task dir itself, a suite dir, or tasks_mini/).
 
