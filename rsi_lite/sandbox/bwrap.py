@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 from .base import SHELL_ENV, SandboxError, freeze_and_kill, keeper_command, read_pty
+from ..tasks.task import missing_packages
 from .pty_tree import PtyTreeSandbox
 
 UID_BASE = 200_000
@@ -107,6 +108,12 @@ class BubblewrapSandbox(PtyTreeSandbox):
             raise SandboxError(
                 f"environment/Dockerfile line {no} ({line.split()[0]}) changes the image, which the bubblewrap "
                 f"backend cannot replay; run this task with the Docker backend (--backend docker)")
+        missing = missing_packages(self.environment)
+        if missing:
+            no, pkg = missing[0]
+            raise SandboxError(
+                f"environment/Dockerfile line {no} installs {pkg}, which this host does not have; the bubblewrap "
+                f"backend uses the host's packages (install it here, or use --backend docker)")
         work = self.environment.workdir.rstrip("/")
         for _, dest in self.environment.copies:
             if not (dest == work or dest.startswith(work + "/") or dest.startswith("/tmp/")):

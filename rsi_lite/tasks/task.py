@@ -28,6 +28,9 @@ class EnvironmentSpec:
     """(host source inside environment/, destination path in the sandbox)"""
     unsupported: list[tuple[int, str]] = field(default_factory=list)
     """(line number, instruction) the non-Docker backends cannot replay, e.g. RUN."""
+    apt_packages: list[tuple[int, list[str]]] = field(default_factory=list)
+    """(line number, packages) of RUN lines that only install system packages (apt-get update/install, cleaning
+    the lists): outside Docker they are met when the host has every package (`missing_packages`)."""
     context: Path | None = None
     """The Docker build context (environment/), for the backend that builds images."""
     allow_internet: bool = False
@@ -100,6 +103,46 @@ def _logical_lines(text: str):
         yield start, buf
 
 
+def apt_only(run: str) -> list[str] | None:
+    """The packages of a RUN line that does nothing but install system packages, else None.
+
+    >>> apt_only("apt-get update && apt-get install -y curl python3 && rm -rf /var/lib/apt/lists/*")
+    ['curl', 'python3']
+    >>> apt_only("pip install numpy") is None
+    True
+    """
+    pkgs = []
+    for part in (p.strip() for p in run.replace(";", "&&").split("&&")):
+        words = shlex.split(part) if part else []
+        words = [w for w in words if not (w.startswith("-") or "=" in w and w.split("=")[0].isupper())]
+        if not words:
+            continue
+        if words[0] in ("apt-get", "apt") and words[1:2] in (["update"], ["clean"]):
+            continue
+        if words[:2] in (["apt-get", "install"], ["apt", "install"]):
+            pkgs += [w.split("=")[0] for w in words[2:]]
+            continue
+        if words[0] == "rm" and all(w.startswith(("/var/lib/apt", "/var/cache/apt")) for w in words[1:]):
+            continue
+        return None
+    return pkgs or None
+
+
+def missing_packages(spec: EnvironmentSpec) -> list[tuple[int, str]]:
+    """(line, package) of `apt_packages` this host lacks (a package counts as present when dpkg knows it or a
+    command of that name exists)."""
+    import shutil
+    import subprocess
+
+    out = []
+    for no, pkgs in spec.apt_packages:
+        for p in pkgs:
+            known = shutil.which("dpkg") and subprocess.run(["dpkg", "-s", p], capture_output=True).returncode == 0
+            if not known and not shutil.which(p):
+                out.append((no, p))
+    return out
+
+
 def parse_dockerfile(path: Path) -> EnvironmentSpec:
     context = path.parent
     spec = EnvironmentSpec(context=context)
@@ -141,6 +184,8 @@ def parse_dockerfile(path: Path) -> EnvironmentSpec:
                 spec.copies.append((host, target))
         elif op in ("LABEL", "MAINTAINER", "ARG", "EXPOSE", "CMD", "ENTRYPOINT", "SHELL", "STOPSIGNAL", "HEALTHCHECK", "VOLUME"):
             continue  # metadata only: nothing a sandbox must replay
+        elif op == "RUN" and (pkgs := apt_only(rest)) is not None:
+            spec.apt_packages.append((no, pkgs))
         else:  # RUN, USER, ONBUILD: they change the image
             spec.unsupported.append((no, line))
     spec.workdir = workdir if workdir != "/" else "/app"
@@ -151,6 +196,10 @@ def load_task(path: str | Path) -> Task:
     path = Path(path)
     if not path.is_dir():
         raise TaskError(f"{path}: not a task directory")
+    if (path / "steps").is_dir():
+        raise TaskError(f"{path / 'task.toml'}: a multi-step task (steps/*/ with [[steps]] in task.toml): steps that "
+                        "share one sandbox and are verified in order are not supported; refused rather than run as "
+                        "separate tasks without their shared environment and state")
     inst = path / "instruction.md"
     if not inst.is_file():
         raise TaskError(f"{inst}: missing (Harbor tasks keep the public instruction here)")
@@ -159,10 +208,8 @@ def load_task(path: str | Path) -> Task:
         config = tomllib.loads(toml_path.read_text()) if toml_path.is_file() else {}
     except tomllib.TOMLDecodeError as e:
         raise TaskError(f"{toml_path}: invalid TOML: {e}") from e
-    if "steps" in config or (path / "steps").is_dir():
-        raise TaskError(f"{toml_path}: a multi-step task ([[steps]] in task.toml, steps/*/): steps that share one "
-                        "sandbox and are verified in order are not supported; refused rather than run as separate "
-                        "tasks without their shared environment and state")
+    if "steps" in config:
+        raise TaskError(f"{toml_path}: a multi-step task ([[steps]]): not supported (see above)")
     for section in ("metadata", "verifier", "agent", "environment"):
         if section in config and not isinstance(config[section], dict):
             raise TaskError(f"{toml_path}: [{section}] must be a table")
