@@ -254,3 +254,18 @@ def test_what_a_sandbox_ignores_is_said_once(tmp_path, bwrap_ok, capsys):
     out = capsys.readouterr().out
     assert "verifier: a fresh bwrap sandbox" in out and "python:3.13-slim (1)" in out
     assert "allow_internet = true" in out and "docker-compose.yaml: companion services are not started" in out
+
+
+def test_a_run_line_that_only_installs_packages_the_host_has_is_met_outside_docker(tmp_path, bwrap_ok):
+    from rsi_lite.tasks.task import apt_only
+
+    assert apt_only("apt-get update && apt-get install -y curl python3 && rm -rf /var/lib/apt/lists/*") == ["curl", "python3"]
+    assert apt_only("apt-get install -y jq && rm -rf /app") is None  # anything else changes the image
+    root = write_harbor_task(tmp_path / "apt", dockerfile="FROM ubuntu:24.04\nRUN apt-get update && apt-get install -y "
+                             "bash && rm -rf /var/lib/apt/lists/*\nWORKDIR /app\n", files={},
+                             test_py="from pathlib import Path\ndef test_x(): assert Path('/app/x').is_file()\n",
+                             solve="touch /app/x")
+    assert check_task(load_task(root), backend="bwrap").ok
+    (root / "environment" / "Dockerfile").write_text("FROM ubuntu\nWORKDIR /app\nRUN apt-get install -y no-such-pkg-xyz\n")
+    with pytest.raises(SandboxError, match="line 3 installs no-such-pkg-xyz"):
+        make_sandbox(load_task(root), backend="bwrap").start()
