@@ -52,8 +52,10 @@ def cmd_tasks_check(a) -> int:
         backend = resolve_backend(a.backend)
     except Exception as e:  # noqa: BLE001 - said once here; each task's check says it again
         backend = f"none ({e})"
-    print(f"verifier: a fresh {backend} sandbox per check holding a copy of the workspace (not the agent's own "
-          "sandbox); outside Docker, uv/uvx/pip/apt-get resolve to offline shims (rsi_lite/verify.py: shim_dir)")
+    mode = (f"a fresh {backend} sandbox per check holding a copy of the workspace (not the agent's own sandbox)"
+            if a.verifier_mode == "fresh" else f"the agent's own {backend} sandbox after it (Harbor's shared mode)")
+    print(f"verifier: {mode}; outside Docker, uv/uvx/pip/apt-get resolve to offline shims "
+          "(rsi_lite/verify.py: shim_dir)")
     if images and backend != "docker":
         print("FROM images not used outside Docker (the host's system and Python stand in): "
               + ", ".join(f"{i} ({n})" for i, n in images.most_common(5)))
@@ -67,7 +69,7 @@ def cmd_tasks_check(a) -> int:
         for line in r.notes:
             print(f"     {line}", flush=True)
 
-    results = check_tasks(tasks, backend=a.backend, workers=a.workers, progress=show)
+    results = check_tasks(tasks, backend=a.backend, workers=a.workers, progress=show, mode=a.verifier_mode)
     bad = sum(not r.ok for r in results) + len(errors)
     print(f"{len(results) + len(errors) - bad} passed, {bad} failed")
     return 1 if bad else 0
@@ -312,6 +314,9 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("paths", nargs="*", help="task dirs, suite dirs or suite names (default: every suite)")
     t.add_argument("--suite")
     t.add_argument("--backend", default="auto", choices=["auto", "bwrap", "docker", "local"])
+    t.add_argument("--verifier-mode", default="fresh", choices=["fresh", "shared"],
+                   help="fresh: a new sandbox with a copy of the workspace (default); shared: Harbor's, the "
+                        "tests run in the agent's sandbox after it")
     t.add_argument("--workers", type=int, default=2)
     t.set_defaults(fn=cmd_tasks_check)
     t = tasks.add_parser("generate", help="(re)write the checked-in suites from their generators")

@@ -86,6 +86,10 @@ class RolloutConfig:
     faster and changes them."""
     seed: int = 0
     """Sampling seed of the run (episode seeds label the Mean@k runs)."""
+    verifier_mode: str = "fresh"
+    """fresh (default): the verdict comes from a new sandbox holding a copy of the workspace, so nothing the agent
+    left running can touch it; shared: Harbor's own mode, the tests run in the agent's sandbox after it (a task
+    whose tests need the server the agent started)."""
     stop_after_block: bool = True
     """bash format: end a reply once its first code block is closed (what follows is never run anyway)."""
 
@@ -104,6 +108,9 @@ class _Episode:
     sandbox: object
     timings: dict = field(default_factory=lambda: {"generate_s": 0.0, "sandbox_s": 0.0, "verify_s": 0.0, "open_s": 0.0})
     report: object = None
+    verifier_mode: str = "fresh"
+    """The final verdict's mode (`verify.VERIFIER_MODES`); a verifier-feedback harness's checks between turns
+    always run fresh, so the tests never enter the sandbox while the agent still acts."""
     lost: str = ""
     """Why the sandbox died mid-episode (a command can kill its shell, e.g. `kill -9 $PPID`); empty if it lives."""
 
@@ -187,9 +194,10 @@ def _open_episode(job: tuple, cfg: RolloutConfig, tok, limits: SandboxLimits) ->
                      observation_chars=cfg.observation_chars, command_timeout=cfg.command_timeout)
     msgs = h.start(task.instruction, task.environment.workdir, guidance=rest[0] if rest else None)
     t0 = time.monotonic()
-    sb = make_sandbox(task, backend=cfg.backend, limits=limits).start()
+    sb = make_sandbox(task, backend=cfg.backend, limits=limits, verifier=cfg.verifier_mode == "shared").start()
     try:
-        e = _Episode(task, seed, h, HarnessState(), TokenStream(tok, h.system_prompt(), msgs), list(msgs), sb)
+        e = _Episode(task, seed, h, HarnessState(), TokenStream(tok, h.system_prompt(), msgs), list(msgs), sb,
+                     verifier_mode=cfg.verifier_mode)
         e.timings["open_s"] = time.monotonic() - t0
         return e
     except BaseException:
@@ -364,7 +372,7 @@ def _final_verify(e: _Episode, limits: SandboxLimits) -> None:
         e.report = VerifierReport(strict=0, passed=0, failed=0, total=0, valid=False,
                                   reason=f"sandbox lost: {e.lost}")
     else:
-        e.report = verify_sandbox(e.sandbox, e.task, limits=limits)
+        e.report = verify_sandbox(e.sandbox, e.task, limits=limits, mode=e.verifier_mode)
     e.timings["verify_s"] += time.monotonic() - t
     e.sandbox.close()
 

@@ -190,21 +190,48 @@ def run_verifier(task: Task, workspace: Path, *, backend: str = "auto",
         q = lambda p: shlex.quote(sb.shell_path(p))  # noqa: E731
         sb.exec(f"find {q(work)} {q('/logs/verifier')} -mindepth 1 -delete 2>/dev/null; true", timeout=30)
         sb.upload(workspace, work)
-        sb.upload(task.tests_dir, "/tests")
-        run = f"bash {q('/tests/test.sh')}"
-        if sb.backend != "docker":
-            sb.upload(shim_dir(), SHIMS)
-            # the uv installer's `source $HOME/.local/bin/env` finds a file; the shims come first on PATH
-            run = (f"chmod +x {q(SHIMS)}/*; mkdir -p \"$HOME/.local/bin\" && touch \"$HOME/.local/bin/env\"; "
-                   f"PATH={q(SHIMS)}:$PATH {run}")
-        r = sb.exec(run, timeout=task.verifier_timeout_sec)
-        files = {n: sb.read_file(f"/logs/verifier/{n}") for n in ("ctrf.json", "reward.txt", "reward.json")}
+        return _run_tests(sb, task, t0)
+
+
+def _run_tests(sb: Sandbox, task: Task, t0: float) -> VerifierReport:
+    """Copy the tests to /tests, run test.sh (the offline shims first on PATH outside Docker), read the verdict."""
+    q = lambda p: shlex.quote(sb.shell_path(p))  # noqa: E731
+    sb.upload(task.tests_dir, "/tests")
+    run = f"bash {q('/tests/test.sh')}"
+    if sb.backend != "docker":
+        sb.upload(shim_dir(), SHIMS)
+        # the uv installer's `source $HOME/.local/bin/env` finds a file; the shims come first on PATH
+        run = (f"chmod +x {q(SHIMS)}/*; mkdir -p \"$HOME/.local/bin\" && touch \"$HOME/.local/bin/env\"; "
+               f"PATH={q(SHIMS)}:$PATH {run}")
+    r = sb.exec(run, timeout=task.verifier_timeout_sec)
+    files = {n: sb.read_file(f"/logs/verifier/{n}") for n in ("ctrf.json", "reward.txt", "reward.json")}
     return build_report(files["ctrf.json"], files["reward.txt"], files["reward.json"],
                         duration=time.monotonic() - t0, timed_out=r.timed_out, output_tail=r.output[-2000:])
 
 
-def verify_sandbox(sb: Sandbox, task: Task, **kw) -> VerifierReport:
-    """Snapshot an agent's workspace and verify the snapshot (the agent's sandbox stays as it is)."""
+VERIFIER_MODES = ("fresh", "shared")
+"""fresh: the kit's default, a new sandbox holding a copy of the workspace; shared: Harbor's, the agent's own
+sandbox after the agent phase (for tests that need a server the agent left running)."""
+
+
+def verify_in_place(sb: Sandbox, task: Task) -> VerifierReport:
+    """Harbor's mode: the tests run in the agent's own sandbox once it has finished, so whatever it left running
+    answers them (and could also interfere: what the fresh mode rules out). /tests and /logs/verifier are
+    emptied first, so nothing the agent planted there is read. The sandbox must have been made with a /tests
+    folder (`make_sandbox(..., verifier=True)`)."""
+    q = lambda p: shlex.quote(sb.shell_path(p))  # noqa: E731
+    sb.exec(f"mkdir -p {q('/tests')} {q('/logs/verifier')}; find {q('/tests')} {q('/logs/verifier')} -mindepth 1 "
+            f"-delete 2>/dev/null; true", timeout=30)
+    return _run_tests(sb, task, time.monotonic())
+
+
+def verify_sandbox(sb: Sandbox, task: Task, *, mode: str = "fresh", **kw) -> VerifierReport:
+    """Snapshot an agent's workspace and verify the snapshot (the agent's sandbox stays as it is); with
+    `mode="shared"`, Harbor's way instead: the tests run in the agent's sandbox itself (`verify_in_place`)."""
+    if mode == "shared":
+        return verify_in_place(sb, task)
+    if mode != "fresh":
+        raise ValueError(f"verifier mode {mode!r}: expected one of {', '.join(VERIFIER_MODES)}")
     tmp = Path(tempfile.mkdtemp(prefix="rsi-verify-"))
     try:
         sb.download(task.environment.workdir, tmp / "ws")
@@ -213,16 +240,18 @@ def verify_sandbox(sb: Sandbox, task: Task, **kw) -> VerifierReport:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def attempt(task: Task, commands: list[str], *, backend: str = "auto", limits: SandboxLimits | None = None):
+def attempt(task: Task, commands: list[str], *, backend: str = "auto", limits: SandboxLimits | None = None,
+            mode: str = "fresh"):
     """Run `commands` in a fresh sandbox of `task`, then verify: (command results, report)."""
-    with make_sandbox(task, backend=backend, limits=limits) as sb:
+    with make_sandbox(task, backend=backend, limits=limits, verifier=mode == "shared") as sb:
         results = [sb.exec(c) for c in commands]
-        return results, verify_sandbox(sb, task, limits=limits)
+        return results, verify_sandbox(sb, task, limits=limits, mode=mode)
 
 
-def solve_with_reference(task: Task, *, backend: str = "auto", limits: SandboxLimits | None = None):
+def solve_with_reference(task: Task, *, backend: str = "auto", limits: SandboxLimits | None = None,
+                         mode: str = "fresh"):
     """Run the task's solution/solve.sh (the oracle), then verify: (command result, report)."""
-    with make_sandbox(task, backend=backend, limits=limits) as sb:
+    with make_sandbox(task, backend=backend, limits=limits, verifier=mode == "shared") as sb:
         sb.upload(task.solution_dir, "/tmp/solution")  # Harbor mounts it at /solution; /tmp is writable everywhere
         result = sb.exec(f"bash {shlex.quote(sb.shell_path('/tmp/solution/solve.sh'))}", timeout=task.agent_timeout_sec)
-        return result, verify_sandbox(sb, task, limits=limits)
+        return result, verify_sandbox(sb, task, limits=limits, mode=mode)

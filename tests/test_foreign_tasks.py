@@ -269,3 +269,17 @@ def test_a_run_line_that_only_installs_packages_the_host_has_is_met_outside_dock
     (root / "environment" / "Dockerfile").write_text("FROM ubuntu\nWORKDIR /app\nRUN apt-get install -y no-such-pkg-xyz\n")
     with pytest.raises(SandboxError, match="line 3 installs no-such-pkg-xyz"):
         make_sandbox(load_task(root), backend="bwrap").start()
+
+
+def test_harbors_shared_verifier_mode_sees_what_the_agent_left_running(tmp_path, bwrap_ok):
+    """A background job the solution started finishes its work while the tests wait: only Harbor's shared mode
+    (tests in the agent's sandbox) sees it; the default fresh mode verifies a copy taken when the agent stopped."""
+    root = write_harbor_task(tmp_path / "late", dockerfile="FROM ubuntu\nWORKDIR /app\n", files={},
+                             test_py="import time\nfrom pathlib import Path\n\ndef test_late():\n    time.sleep(3)\n"
+                                     "    assert Path('/app/late.txt').is_file()\n",
+                             solve="(sleep 1; echo late > /app/late.txt) > /dev/null 2>&1 &")
+    task = load_task(root)
+    shared = check_task(task, backend="bwrap", mode="shared")
+    assert shared.ok, shared.reason
+    fresh = check_task(task, backend="bwrap")
+    assert not fresh.ok and fresh.solution.failed == 1

@@ -136,7 +136,8 @@ class Sandbox(ABC):
         self.environment = environment or EnvironmentSpec()
         self.limits = limits or SandboxLimits()
         self.verifier = verifier
-        """A verifier sandbox has a /tests folder; an agent's never does."""
+        """A verifier sandbox has a /tests folder; an agent's has none, except under Harbor's shared verifier
+        mode (`verify.verify_in_place`), where the tests run in the agent's sandbox after it."""
         self._n = 0
         self._started = False
         self._buffer = bytearray()

@@ -41,15 +41,16 @@ def _tail(report: VerifierReport, lines: int = 3) -> str:
 
 
 
-def check_task(task: Task, backend: str = "auto", limits: SandboxLimits | None = None) -> TaskCheck:
+def check_task(task: Task, backend: str = "auto", limits: SandboxLimits | None = None,
+               mode: str = "fresh") -> TaskCheck:
     limits = limits or SandboxLimits()
     t0 = time.monotonic()
     sol = noop = None
     try:
         if not (task.solution_dir / "solve.sh").is_file():
             return TaskCheck(task.name, False, "no solution/solve.sh", None, None, 0.0)
-        sol = solve_with_reference(task, backend=backend, limits=limits)[1]
-        noop = attempt(task, [], backend=backend, limits=limits)[1]
+        sol = solve_with_reference(task, backend=backend, limits=limits, mode=mode)[1]
+        noop = attempt(task, [], backend=backend, limits=limits, mode=mode)[1]
     except Exception as e:  # a task that crashes the harness is a bad task, not a crash of the check
         return TaskCheck(task.name, False, f"{type(e).__name__}: {e}", sol, noop, time.monotonic() - t0)
     problems, notes = [], ignored_features(task) if backend != "docker" else []
@@ -68,10 +69,11 @@ def check_task(task: Task, backend: str = "auto", limits: SandboxLimits | None =
     return TaskCheck(task.name, not problems, "; ".join(problems), sol, noop, time.monotonic() - t0, notes)
 
 
-def check_tasks(tasks: list[Task], backend: str = "auto", workers: int = 2, progress=None) -> list[TaskCheck]:
+def check_tasks(tasks: list[Task], backend: str = "auto", workers: int = 2, progress=None,
+                mode: str = "fresh") -> list[TaskCheck]:
     with ThreadPoolExecutor(max_workers=workers) as pool:
         results = []
-        for r in pool.map(lambda t: check_task(t, backend), tasks):
+        for r in pool.map(lambda t: check_task(t, backend, mode=mode), tasks):
             results.append(r)
             if progress:
                 progress(r)
