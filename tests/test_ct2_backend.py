@@ -4,12 +4,10 @@ Skipped where the ctranslate2 package is not installed (`pip install -e '.[fast]
 what happens without it. Run: pytest tests/test_ct2_backend.py
 """
 
-import re
-
 import pytest
 import torch
 
-from rsi_lite.policy import ct2_backend
+from rsi_lite.policy import ct2_backend, ct2_weights
 from rsi_lite.policy.ct2_backend import common_prefix, length_groups, processed_logprob
 from rsi_lite.policy.generate import generate_batch
 from rsi_lite.policy.model import PolicyConfig, load_policy
@@ -20,8 +18,8 @@ needs_ct2 = pytest.mark.skipif(not ct2_backend.available(), reason="ctranslate2 
 
 @pytest.fixture
 def ct2_cache(tmp_path, monkeypatch):
-    monkeypatch.setattr(ct2_backend, "cache_dir", lambda: tmp_path / "ct2")
-    monkeypatch.setattr(ct2_backend._Served, "key", None)
+    monkeypatch.setattr(ct2_weights, "cache_dir", lambda: tmp_path / "ct2")
+    monkeypatch.setattr(ct2_weights._Served, "key", None)
     return tmp_path / "ct2"
 
 
@@ -71,6 +69,7 @@ def test_without_the_package_auto_falls_back_and_asking_for_it_says_what_to_inst
         raise RuntimeError("the ctranslate2 generation backend needs the ctranslate2 package: pip install -e '.[fast]'")
 
     monkeypatch.setattr(ct2_backend, "_ct2", missing)
+    monkeypatch.setattr(ct2_weights, "_ct2", missing)
     assert resolve_backend(random_lora, "auto") == "transformers"  # auto never needs it
     with pytest.raises(RuntimeError, match=r"pip install -e '\.\[fast\]'"):
         make_generator(random_lora, "ctranslate2", max_new_tokens=4)
@@ -122,17 +121,17 @@ def test_the_served_weights_follow_the_actor_adapter(small_random_model, ct2_cac
     pol = load_policy(PolicyConfig(model=str(small_random_model), quantization="lora"))
     tok = pol.tokenizer
     prompt = _chat(tok, "count the lines of a.txt")
-    first = ct2_backend.served_model(pol)
-    assert ct2_backend.stats()["refresh"] == "converted"
+    first = ct2_weights.served_model(pol)
+    assert ct2_weights.stats()["refresh"] == "converted"
     before = _drain(make_generator(pol, "ctranslate2", max_new_tokens=8, temperature=0.0), [prompt])[0]
-    assert ct2_backend.served_model(pol) is first and ct2_backend.stats()["refresh"] == "reused"
+    assert ct2_weights.served_model(pol) is first and ct2_weights.stats()["refresh"] == "reused"
     with torch.no_grad():  # what an SFT or PPO step does: the actor's LoRA weights change (the critic's do not count)
         torch.manual_seed(1)
         for name, p in pol.model.named_parameters():
             if "lora_B.actor" in name:
                 p.add_(torch.randn_like(p) * 2.0)
     after = _drain(make_generator(pol, "ctranslate2", max_new_tokens=8, temperature=0.0), [prompt])[0]
-    assert ct2_backend.stats()["refresh"] == "converted"
+    assert ct2_weights.stats()["refresh"] == "converted"
     assert after.token_ids != before.token_ids
     assert after.token_ids == generate_batch(pol.model, tok, [prompt], max_new_tokens=8, temperature=0.0)[0].token_ids
     assert len([d for d in ct2_cache.iterdir() if not d.name.startswith(".")]) == 2

@@ -44,7 +44,7 @@ import torch
 def main(argv: list[str] | None = None) -> None:
     from ..paths import TASKS_ROOT
     from ..harness.harnesses import make_harness
-    from ..policy import ct2_backend
+    from ..policy import ct2_weights as ct2_backend
     from ..policy.batching import ForwardMeter
     from ..policy.model import PolicyConfig, load_policy
     from ..rollout import RolloutConfig, run_episodes
@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def _refresh_cost(pol, compute_type: str) -> None:
     """Change the actor's adapter (as a PPO step does) and time serving the new weights."""
-    from ..policy import ct2_backend
+    from ..policy import ct2_weights as ct2_backend
 
     with torch.no_grad():
         for name, p in pol.model.named_parameters():

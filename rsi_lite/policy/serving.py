@@ -53,7 +53,8 @@ def make_generator(policy, backend: str = "auto", *, max_new_tokens: int, temper
 
         return VLLMGenerator(policy, **kw)
     if backend == "ctranslate2":
-        from .ct2_backend import CT2Generator, served_model
+        from .ct2_backend import CT2Generator
+        from .ct2_weights import served_model
 
         return CT2Generator(served_model(policy, compute_type=compute_type), policy.tokenizer, **kw)
     from .batching import ContinuousGenerator
