@@ -42,13 +42,15 @@ def test_dockerfile_parsing(tmp_path):
         COPY b.txt ./
         RUN apt-get update && \\
             apt-get install -y curl
+        RUN pip install numpy
         CMD ["bash"]
         """))
     spec = parse_dockerfile(env / "Dockerfile")
     assert spec.base_image == "python:3.13-slim" and spec.workdir == "/app"
     assert spec.env == {"A": "1", "B": "two words", "C": "3"}
     assert [(p.name, d) for p, d in spec.copies] == [("src", "/app/src"), ("b.txt", "/app/b.txt")]
-    assert len(spec.unsupported) == 1 and spec.unsupported[0][0] == 8 and spec.unsupported[0][1].startswith("RUN")
+    assert spec.apt_packages == [(8, ["curl"])]  # met by the host's packages outside Docker, if it has them
+    assert len(spec.unsupported) == 1 and spec.unsupported[0][0] == 10 and spec.unsupported[0][1].startswith("RUN pip")
 
 
 def test_copy_outside_the_context_is_refused(tmp_path):
@@ -80,7 +82,7 @@ def test_a_harbor_task_from_elsewhere_runs_unchanged_under_bubblewrap(tmp_path, 
 
 
 def test_a_task_with_run_steps_gets_an_error_naming_docker(tmp_path, bwrap_ok):
-    root = write_harbor_task(tmp_path / "needs-run", dockerfile="FROM ubuntu\nRUN apt-get install -y jq\nWORKDIR /app\n",
+    root = write_harbor_task(tmp_path / "needs-run", dockerfile="FROM ubuntu\nRUN pip install numpy\nWORKDIR /app\n",
                              files={}, test_py="def test_x(): pass\n", solve="true")
     with pytest.raises(SandboxError, match="Docker backend"):
         make_sandbox(load_task(root), backend="bwrap").start()
@@ -152,13 +154,13 @@ def test_a_multi_stage_copy_is_an_image_feature_not_a_load_error(tmp_path):
 def test_without_docker_a_run_line_is_named_with_its_file_and_line(tmp_path, monkeypatch):
     from rsi_lite import sandbox
 
-    root = write_harbor_task(tmp_path / "needs-run", dockerfile="FROM ubuntu\nWORKDIR /app\nRUN apt-get install -y jq\n",
+    root = write_harbor_task(tmp_path / "needs-run", dockerfile="FROM ubuntu\nWORKDIR /app\nRUN chmod +x /entrypoint.sh\n",
                              files={}, test_py="def test_x(): pass\n", solve="true")
     monkeypatch.setattr(sandbox, "docker_available", lambda: "no Docker engine answers (ConnectionError)")
     with pytest.raises(SandboxError) as e:
         make_sandbox(load_task(root))
     msg = str(e.value)
-    assert "Dockerfile:3" in msg and "RUN apt-get install -y jq" in msg and "bubblewrap" in msg
+    assert "Dockerfile:3" in msg and "RUN chmod +x /entrypoint.sh" in msg and "bubblewrap" in msg
     assert "no Docker engine answers" in msg
 
 
