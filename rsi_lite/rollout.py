@@ -159,8 +159,9 @@ def _run_wave(policy, jobs, cfg, policy_name, divisors, progress) -> list[Trajec
             # jobs in the same batches sample the same tokens
             t0 = time.monotonic()
             with meter:
-                gens = generate_batch(model, tok, [e.stream.prompt_ids() for e in active], max_new_tokens=cfg.max_new_tokens,
-                                  temperature=cfg.temperature, top_p=cfg.top_p, stop_ids=sorted(stop),
+                gens = generate_batch(model, tok, [e.stream.prompt_ids() for e in active],
+                                      max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature,
+                                      top_p=cfg.top_p, stop_ids=sorted(stop),
                                       stop_pattern=BLOCK_CLOSED if cfg.stop_after_block and cfg.action_format == "bash" else None,
                                       seed=hash((active[0].seed, active[0].state.turn)) % (2**31))
             dt = time.monotonic() - t0

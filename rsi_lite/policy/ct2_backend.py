@@ -63,7 +63,7 @@ def processed_logprob(logits, token: int, temperature: float, top_p: float) -> f
     cum = np.cumsum(np.exp(logp[order]))
     keep = order[:int(np.searchsorted(cum, top_p) + 1)]
     kept = logp[keep]
-    if token not in set(keep.tolist()):
+    if not (keep == token).any():
         return float(logp[token])
     return float(logp[token] - (kept.max() + math.log(np.exp(kept - kept.max()).sum())))
 
