@@ -336,6 +336,12 @@ def ppo_table(c: dict) -> str:
                   "| before step | episodes | pool success | tasks solved | tasks learnable |", "|---:|---:|---:|---:|---:|"]
         lines += [f"| {p['before_step']} | {p['episodes']} | {p['pool_success']:.3f} | {p['tasks_solved']} | "
                   f"{p['tasks_learnable']} |" for p in probes]
+    if probes and "by_kind" in probes[0]:  # the kind rule: its probe tasks are held out of every batch
+        lines += ["", "Success by kind on the probe tasks, which no batch trained on (successes / episodes):", "",
+                  "| kind | " + " | ".join(f"before step {p['before_step']}" for p in probes) + " |",
+                  "|---|" + "---:|" * len(probes)]
+        lines += [f"| {kind} | " + " | ".join("{}/{}".format(*p["by_kind"].get(kind, [0, 0])) for p in probes) + " |"
+                  for kind in probes[0]["by_kind"]]
     return "\n".join(lines)
 
 

@@ -36,7 +36,8 @@ from pathlib import Path
 from .advantages import tb_gae, terminal_rewards, token_gae
 from .ppo import PPOConfig, explained_variance, masked_whiten, ppo_loss, value_loss
 from .rollout import RolloutConfig, run_episodes
-from .rpr_batches import PROBE_SEED, probe_curves, probe_jobs, probe_points, probe_row, schedule, step_jobs
+from .rpr_batches import (PROBE_SEED, kind_map, probe_curves, probe_jobs, probe_points, probe_row, schedule,
+                          step_jobs)
 from .timing import CLOCK
 from .trajectory import Trajectory, write_trajectories
 
@@ -61,11 +62,15 @@ class RPRConfig:
     """Use only pool tasks of these families (empty: all), as `RSRConfig.pool_families`."""
     batch_rule: str = "frontier"
     """Which tasks a batch is drawn from: 'frontier' (tasks the current actor solves sometimes but not always,
-    `rsi_lite.frontier`) or 'uniform' (the paper's: a fixed shuffle of the pool, 256 tasks x 1 rollout there)."""
+    `rsi_lite.frontier`), 'kinds' (distinct tasks of the kinds it solves sometimes, `frontier.draw_by_kind`; the
+    probe tasks are held out of its batches) or 'uniform' (the paper's: a fixed shuffle of the pool, 256 tasks x
+    1 rollout there)."""
     window: int = 4
     """frontier: a task's success rate is that of its last `window` training-rollout verdicts."""
+    kind_window: int = 16
+    """kinds: a kind's success rate is that of its last `kind_window` verdicts."""
     explore: float = 0.25
-    """frontier: share of each batch given to tasks outside the frontier (never seen first), so it can grow."""
+    """frontier, kinds: share of each batch given to tasks outside the frontier (never seen first), so it can grow."""
     rollouts_per_task: int = 1
     """Episodes of each drawn task in a batch (the paper: 1)."""
     probe_samples: int = 2
@@ -390,7 +395,7 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
             t0 = time.monotonic()
             trajs = run_episodes(actor(), probe_jobs(cfg, tasks), step_rollout(cfg, PROBE_SEED),
                                  policy_name=f"rpr-{cycle}:probe-{k}", reward_divisors=divisors, progress=progress)
-            row = {**probe_row(trajs, k), "rollout_s": round(time.monotonic() - t0, 1)}
+            row = {**probe_row(trajs, k, kind_map(tasks)), "rollout_s": round(time.monotonic() - t0, 1)}
             with atomic_dir(part) as tmp:  # a killed probe leaves nothing behind: it runs again whole
                 write_trajectories(trajs, tmp / "trajectories.jsonl")
                 write_json_atomic(tmp / "metrics.json", row)
@@ -413,7 +418,7 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
         row.update({"step": k, "phase": phase, "rollout_s": round(t1 - t0, 1),
                     "update_s": round(time.monotonic() - t1, 1), "batch/rule": drew["rule"],
                     "batch/tasks": drew["tasks"], "batch/learnable": drew.get("learnable"),
-                    "batch/explore": drew.get("explore"), "success/any": any_success,
+                    "batch/explore": drew.get("explore"), "batch/kinds": drew.get("kinds"), "success/any": any_success,
                     "success/batches_with_any": (sum(m.get("success/any", 0) for m in earlier) + any_success)
                     / (len(earlier) + 1)})
         # a step is finished once its DONE exists; a killed step is redone from the previous step's weights

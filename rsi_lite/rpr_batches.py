@@ -73,10 +73,22 @@ def history(d: Path, before: int) -> list[tuple[str, int]]:
     return out
 
 
+def kind_map(tasks: list) -> dict[str, str]:
+    """Every task's kind (`frontier.task_kind`)."""
+    from .frontier import task_kind
+
+    return {t.name: task_kind(t.family, t.difficulty, t.instruction) for t in tasks}
+
+
+def held_out(cfg: "RPRConfig", tasks: list) -> set[str]:
+    """The probe tasks, which the kind rule never trains on: its probes measure the kinds on unseen instances."""
+    return {t.name for t, _ in probe_jobs(cfg, tasks)} if cfg.batch_rule == "kinds" else set()
+
+
 def step_jobs(cfg: "RPRConfig", tasks: list, d: Path, k: int) -> tuple[str, list[tuple], dict]:
-    """Step k's phase, its rollout jobs (task, episode seed) and what the draw saw. The frontier rule reads the
+    """Step k's phase, its rollout jobs (task, episode seed) and what the draw saw. The frontier rules read the
     verdicts of the probes and steps before k from `d`: the same batch however the step is run."""
-    from .frontier import draw_batch
+    from .frontier import draw_batch, draw_by_kind
 
     phase = schedule(cfg)[k][0]
     if cfg.batch_rule == "uniform":
@@ -85,24 +97,35 @@ def step_jobs(cfg: "RPRConfig", tasks: list, d: Path, k: int) -> tuple[str, list
         rng = random.Random(f"batch/{cfg.seed}/{k}")
         names, info = draw_batch([t.name for t in tasks], history(d, k), cfg.batch_tasks, rng,
                                  window=cfg.window, explore=cfg.explore)
+    elif cfg.batch_rule == "kinds":
+        rng = random.Random(f"batch/{cfg.seed}/{k}")
+        hold = held_out(cfg, tasks)
+        names, info = draw_by_kind([t.name for t in tasks if t.name not in hold], kind_map(tasks), history(d, k),
+                                   cfg.batch_tasks, rng, window=cfg.kind_window, explore=cfg.explore)
     else:
-        raise ValueError(f"RPRConfig.batch_rule: {cfg.batch_rule!r} is neither 'frontier' nor 'uniform'")
+        raise ValueError(f"RPRConfig.batch_rule: {cfg.batch_rule!r} is not 'frontier', 'kinds' or 'uniform'")
     by_name = {t.name: t for t in tasks}
     r = cfg.rollouts_per_task
     jobs = [(by_name[n], 1000 * k + r * j + i) for j, n in enumerate(names) for i in range(r)]
     return phase, jobs, {**info, "tasks": len(set(names))}
 
 
-def probe_row(trajs: list[Trajectory], before: int) -> dict:
-    """A probe's figures: the pool's success rate, and each task's successes and episodes."""
+def probe_row(trajs: list[Trajectory], before: int, kinds: dict[str, str] | None = None) -> dict:
+    """A probe's figures: the pool's success rate, and each task's (and, given `kinds`, each kind's) successes
+    and episodes."""
     by_task: dict[str, list[int]] = {}
     for t in trajs:
         by_task.setdefault(t.task, []).append(int(bool(t.verifier.get("strict"))))
+    by_kind: dict[str, list[int]] = {}
+    for name, v in by_task.items():
+        got = by_kind.setdefault((kinds or {}).get(name, "?"), [0, 0])
+        got[0], got[1] = got[0] + sum(v), got[1] + len(v)
     return {"before_step": before, "episodes": len(trajs),
             "pool_success": sum(map(sum, by_task.values())) / max(1, len(trajs)),
             "tasks": len(by_task), "tasks_solved": sum(any(v) for v in by_task.values()),
             "tasks_learnable": sum(0 < sum(v) < len(v) for v in by_task.values()),
-            "by_task": {name: [sum(v), len(v)] for name, v in sorted(by_task.items())}}
+            "by_task": {name: [sum(v), len(v)] for name, v in sorted(by_task.items())},
+            **({"by_kind": dict(sorted(by_kind.items()))} if kinds else {})}
 
 
 def probe_curves(probes: list[dict]) -> dict:
@@ -116,5 +139,13 @@ def probe_curves(probes: list[dict]) -> dict:
         got = [p["by_task"][n] for n in names if n in p["by_task"]]
         return sum(s for s, _ in got) / max(1, sum(e for _, e in got)) if got else None
 
-    return {"before_step": [p["before_step"] for p in probes], "pool_success": [p["pool_success"] for p in probes],
-            "first_frontier_tasks": len(first), "first_frontier_success": [rate(p, first) for p in probes]}
+    out = {"before_step": [p["before_step"] for p in probes], "pool_success": [p["pool_success"] for p in probes],
+           "first_frontier_tasks": len(first), "first_frontier_success": [rate(p, first) for p in probes]}
+    if "by_kind" in probes[0]:  # the kinds the first probe found learnable, on the same held-out tasks each time
+        front = [k for k, (s, e) in probes[0]["by_kind"].items() if 0 < s < e]
+        out["first_frontier_kinds"] = len(front)
+        out["first_frontier_kinds_success"] = [
+            sum(p["by_kind"].get(k, [0, 0])[0] for k in front) / max(1, sum(p["by_kind"].get(k, [0, 0])[1] for k in front))
+            for p in probes]
+        out["by_kind"] = {k: [p["by_kind"].get(k, [0, 0]) for p in probes] for k in probes[0]["by_kind"]}
+    return out

@@ -6,9 +6,10 @@ import json
 import random
 from types import SimpleNamespace
 
-from rsi_lite.frontier import draw_batch, learnable, outcome_table
+from rsi_lite.frontier import draw_batch, draw_by_kind, learnable, outcome_table, task_kind
 from rsi_lite.rpr import RPRConfig, minibatch_order
-from rsi_lite.rpr_batches import history, probe_curves, probe_jobs, probe_points, step_jobs
+from rsi_lite.rpr_batches import history, kind_map, probe_curves, probe_jobs, probe_points, probe_row, step_jobs
+from rsi_lite.trajectory import read_trajectories
 
 from .test_rpr import fake_trajectories
 
@@ -95,3 +96,76 @@ def test_probe_curves_follow_the_first_frontier():
     c = probe_curves([p0, p1])
     assert c["first_frontier_tasks"] == 2 and c["first_frontier_success"] == [0.5, 1.0]
     assert json.dumps(c)  # plain data for summary.json
+
+
+# ---------------------------------------------------------------- the frontier by kind
+
+def test_task_kind_masks_the_instance_and_keeps_the_template():
+    a = task_kind("data_csv", "easy", "In /app/lotus.csv, find the points of wendy and write just that number to /app/x.txt.")
+    b = task_kind("data_csv", "easy", "In /app/stone.csv, find the points of rupert and write just that number to /app/y.txt.")
+    c = task_kind("data_csv", "easy", "Count the data rows of /app/v.csv (do not count the header line) and write it.")
+    assert a == b == "data_csv/easy: In X find the points" and c != a
+    assert task_kind("file_ops", "easy", "Write the text 'oak elm' into /app/a.txt.") == \
+        task_kind("file_ops", "easy", "Write the text 'plum' into /app/b.txt.")
+    assert task_kind("file_ops", "medium", "Write the text 'oak' into /app/a.txt.").startswith("file_ops/medium:")
+
+
+KINDS = {**{f"a{i}": "A" for i in range(6)}, **{f"b{i}": "B" for i in range(6)}, **{f"c{i}": "C" for i in range(6)},
+         **{f"d{i}": "D" for i in range(3)}}
+
+
+def test_the_kind_rule_draws_distinct_least_used_tasks_of_learnable_kinds():
+    # kind A: sometimes solved (learnable); B: always; C: never; D: never seen
+    hist = [("a0", 1), ("a1", 0), ("a0", 0), ("b0", 1), ("b1", 1), ("c0", 0), ("c1", 0)]
+    batch, info = draw_by_kind(sorted(KINDS), KINDS, hist, 5, random.Random(0), window=8, explore=0.2)
+    assert info["rule"] == "kinds" and info["learnable"] == 1 and info["learnable_tasks"] == 6
+    assert info["kinds"] == {"A": [1, 3], "B": [2, 2], "C": [0, 2]}
+    assert info["explore"] == 1 and KINDS[batch[0]] == "D"  # the explore slot: the kind never seen
+    assert len(set(batch)) == 5 and all(KINDS[t] == "A" for t in batch[1:])
+    assert not {"a0", "a1"} & set(batch[1:])  # the tasks drawn least often come first
+
+
+def test_the_kind_rule_weighs_kinds_by_the_variance_of_their_verdict():
+    # A at 1/2 (weight 0.25) and B at 9/10 (weight 0.09): A gets about three slots in four
+    hist = [("a0", 1), ("a1", 0)] + [(f"b{i % 6}", int(i < 9)) for i in range(10)]
+    counts = {"A": 0, "B": 0}
+    for seed in range(200):
+        batch, _ = draw_by_kind([n for n in KINDS if n[0] in "ab"], KINDS, hist, 2, random.Random(seed), explore=0)
+        for t in batch:
+            counts[KINDS[t]] += 1
+    assert 0.65 < counts["A"] / 400 < 0.85
+
+
+def test_the_kind_rule_runs_out_of_tasks_before_it_repeats_one():
+    hist = [("d0", 1), ("d1", 0)]
+    batch, _ = draw_by_kind(["d0", "d1", "d2"], KINDS, hist, 8, random.Random(0), explore=0)
+    assert sorted(batch) == ["d0", "d1", "d2"]
+    batch, info = draw_by_kind(["c0", "c1"], KINDS, [("c0", 0)], 2, random.Random(0))
+    assert info["rule"] == "uniform" and info["learnable"] == 0 and sorted(batch) == ["c0", "c1"]
+
+
+def test_the_kind_rule_holds_the_probe_tasks_out_of_its_batches(tmp_path):
+    tasks = [SimpleNamespace(name=n, family="f", difficulty="easy",
+                             instruction=f"Do {n[0]} with /app/{n}.txt") for n in sorted(KINDS)]
+    cfg = RPRConfig(batch_rule="kinds", warmup_tasks=0, calibration_steps=0, steps=2, batch_tasks=6, explore=0.0,
+                    probe_samples=2, probe_tasks=7)
+    probe = [t.name for t, _ in probe_jobs(cfg, tasks)][:7]
+    _write_part(tmp_path, "probe-000", [(n, int(n.startswith("a") and i % 2 == 0)) for i, n in enumerate(probe * 2)])
+    phase, jobs, info = step_jobs(cfg, tasks, tmp_path, 0)
+    names = [t.name for t, _ in jobs]
+    fresh_a = [n for n in sorted(KINDS) if n.startswith("a") and n not in probe]
+    assert info["rule"] == "kinds" and info["learnable"] == 1  # only kind A is solved sometimes
+    assert sorted(names) == fresh_a  # all of A's tasks that are not probed, none twice
+    rows = probe_row(read_trajectories(tmp_path / "probe-000" / "trajectories.jsonl"), 0, kind_map(tasks))
+    assert sum(e for _, e in rows["by_kind"].values()) == 14
+    c = probe_curves([rows, rows])
+    assert c["first_frontier_kinds_success"][0] == c["first_frontier_kinds_success"][1] and json.dumps(c)
+
+
+def test_the_report_shows_each_kinds_success_at_every_probe():
+    from rsi_lite.report import CURVE_KEYS, ppo_table
+
+    probes = [{"before_step": b, "episodes": 4, "pool_success": s / 4, "tasks_solved": 1, "tasks_learnable": 1,
+               "by_kind": {"f/easy: Write the text X into": [s, 4]}} for b, s in ((0, 1), (8, 3))]
+    md = ppo_table({**{k: [] for k in CURVE_KEYS}, "probes": probes})
+    assert "| f/easy: Write the text X into | 1/4 | 3/4 |" in md and "before step 8" in md
