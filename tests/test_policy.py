@@ -183,3 +183,24 @@ def test_the_forward_meter_counts_what_each_batch_prefilled_and_decoded(tiny, to
                           min_new_tokens=4, do_sample=False, pad_token_id=0)
     m = meter.summary()
     assert (m["forwards"], m["prefill_tokens"], m["decode_tokens"], m["mean_decode_rows"]) == (4, 18, 6, 2.0)
+
+
+def test_loading_a_lora_policy_and_an_idle_engine_print_no_library_noise(small_random_model, caplog):
+    """What a notebook's model-loading cell shows: no FutureWarning from peft's use of a deprecated transformers
+    property, and no "Batch processor was not initialized" from an engine that was opened and closed unused."""
+    import logging
+    import warnings
+
+    from rsi_lite.policy.batching import ContinuousGenerator
+    from rsi_lite.policy.critic import add_critic
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always", append=True)  # everything shown that the filters in force let through
+        pol = load_policy(PolicyConfig(model=str(small_random_model), quantization="lora"))
+        add_critic(pol)
+    assert not [w for w in seen if "is_gradient_checkpointing" in str(w.message)]
+    with caplog.at_level(logging.WARNING, logger="ContinuousBatchingLogger"):
+        with ContinuousGenerator(pol.model, pol.tokenizer, max_new_tokens=4, temperature=0.0):
+            pass
+    assert "not initialized" not in caplog.text
+    assert logging.getLogger("ContinuousBatchingLogger").level == logging.NOTSET  # put back as it was

@@ -237,9 +237,18 @@ class ContinuousGenerator:
         return self
 
     def __exit__(self, *exc):
+        import logging
+
+        # a manager that never received a request has no batch processor, and transformers warns about it at
+        # stop ("Batch processor was not initialized"): expected here (an engine opened for nothing), so quiet
+        log = logging.getLogger("ContinuousBatchingLogger")
+        level = log.level
+        if getattr(self._manager, "batch_processor", True) is None:
+            log.setLevel(logging.ERROR)
         try:
             self._manager.stop(block=True, timeout=60)
         finally:
+            log.setLevel(level)
             if self._varlen:
                 _VarlenRoute.leave()
         return False

