@@ -84,7 +84,7 @@ def run(rank: int, world: int) -> dict:
         shard(pol, world)
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "sft.jsonl"
-        train_sft(pol, examples[mine], SFTConfig(epochs=3, lr=5e-3, batch_size=share, warmup_steps=1, seed=0),
+        train_sft(pol, examples[mine], SFTConfig(epochs=3, lr=5e-3, batch_size=share, warmup_steps=1, seed=0, loop="kit"),
                   metrics_path=log)
         sft = [mean_over_ranks(json.loads(x)["losses/sft"], world) for x in log.read_text().splitlines()]
 

@@ -24,6 +24,7 @@ import argparse
 import json
 import shutil
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import torch
@@ -53,7 +54,8 @@ def sft(run: Path, cycle: int, rank: int, world: int) -> None:
     if world > 1:
         D.shard(policy, world)
     log = d / f"metrics.rank{rank}.jsonl"
-    summary = train_sft(policy, D.equal_share(kept, rank, world), cfg.sft, metrics_path=log)
+    # the kit's loop under FSDP2: TRL's trainer would wrap the sharded model again (rsi_lite.rsr.sft)
+    summary = train_sft(policy, D.equal_share(kept, rank, world), replace(cfg.sft, loop="kit"), metrics_path=log)
     rows = [json.loads(x) for x in log.read_text().splitlines()]
     losses = [D.mean_over_ranks(r["losses/sft"], world) for r in rows]
     state = D.full_state(policy.model, world)

@@ -8,10 +8,17 @@ with m_t = 1 on action tokens and 0 on the system prompt, the instruction and th
 observations (which the model never wrote). Only the actor's LoRA weights train; a critic
 adapter on the same base, when there is one, is left exactly as it was.
 
-Why not TRL's SFTTrainer: its assistant-only loss finds the assistant spans through
-`{% generation %}` markers in the chat template (SmolLM2's has none) and it tokenizes the
-text itself, whereas our examples carry their stored token ids and masks already. The loop
-below is the whole of what we need.
+Two loops, one loss (`SFTConfig.loop`):
+
+- `trl` (the default): TRL's `SFTTrainer` on a pre-tokenized dataset, the stored ids as `input_ids` and the
+  action mask as `completion_mask` (`completion_only_loss`), so TRL sets every other label to -100 and
+  transformers' causal-LM loss is exactly the masked NLL above (the mean over the batch's mask-1 tokens; a
+  test checks the trained tokens and one step against the kit's loop). The optimizer and schedule are the
+  kit's, handed to the trainer; `report_to` sends its curves to TensorBoard or trackio when asked.
+  (TRL's *assistant-only* loss would not do: it finds assistant spans through `{% generation %}` markers,
+  which SmolLM2's chat template lacks, and re-tokenizes the text.)
+- `kit`: the same optimisation as a plain loop, for FSDP2 under `scale_up/` (the trainer would wrap the
+  sharded model again) and for a machine without TRL.
 """
 
 from __future__ import annotations
@@ -44,6 +51,10 @@ class SFTConfig:
     """Max global gradient norm."""
     seed: int = 0
     """Shuffling seed."""
+    loop: str = "trl"
+    """'trl': TRL's SFTTrainer (module docstring); 'kit': the plain loop (what `scale_up/` runs under FSDP2)."""
+    report_to: str = "none"
+    """trl: where the trainer also logs its curves ('none', 'tensorboard', 'trackio'); metrics.jsonl always."""
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -102,12 +113,20 @@ def train_sft(policy, examples: list, cfg: SFTConfig | None = None, *, metrics_p
     from tqdm.auto import tqdm
 
     cfg = cfg or SFTConfig()
+    if cfg.loop not in ("trl", "kit"):
+        raise ValueError(f"SFTConfig.loop: {cfg.loop!r} is neither 'trl' nor 'kit'")
     model, tok = policy.model, policy.tokenizer
     kept = [e for e in examples if len(e.input_ids) <= cfg.max_len and sum(e.loss_mask)]
     params = trainable_actor_parameters(model)
     opt = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=0.0)
     steps_per_epoch = math.ceil(len(kept) / cfg.batch_size)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / max(1, cfg.warmup_steps)))
+    if cfg.loop == "trl" and kept:
+        t0 = time.monotonic()
+        with CLOCK.phase("train/sft"):
+            log = _train_trl(policy, kept, cfg, opt, sched, progress,
+                             Path(metrics_path).parent / "sft-logs" if metrics_path else None)
+        return _finish(model, kept, examples, cfg, log, metrics_path, t0)
     rng = random.Random(cfg.seed)
     pad = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
     model.train()
@@ -132,13 +151,67 @@ def train_sft(policy, examples: list, cfg: SFTConfig | None = None, *, metrics_p
                 log.append(row)
                 bar.update(1)
     bar.close()
+    return _finish(model, kept, examples, cfg, log, metrics_path, t0)
+
+
+def _finish(model, kept, examples, cfg: SFTConfig, log: list[dict], metrics_path, t0: float) -> dict:
     model.eval()
     if metrics_path is not None:
         Path(metrics_path).write_text("".join(json.dumps(r) + "\n" for r in log))
-    return {"examples": len(kept), "left_out_too_long": len(examples) - len(kept), "steps": step,
-            "train_tokens": sum(sum(e.loss_mask) for e in kept) * cfg.epochs,
+    return {"examples": len(kept), "left_out_too_long": len(examples) - len(kept), "steps": len(log),
+            "loop": cfg.loop if kept else "kit", "train_tokens": sum(sum(e.loss_mask) for e in kept) * cfg.epochs,
             "first_loss": log[0]["losses/sft"] if log else None, "last_loss": log[-1]["losses/sft"] if log else None,
             "wall_s": round(time.monotonic() - t0, 1)}
+
+
+def _train_trl(policy, kept: list, cfg: SFTConfig, opt, sched, progress: bool, logs_dir: Path | None) -> list[dict]:
+    """The masked SFT on TRL's SFTTrainer: stored ids and action masks in, the kit's optimizer and schedule.
+    With `report_to` set, the trainer's own curves go under `logs_dir` (TensorBoard: `tensorboard --logdir`)."""
+    import tempfile
+    import warnings
+
+    from datasets import Dataset
+    from datasets.utils.logging import disable_progress_bar, enable_progress_bar, is_progress_bar_enabled
+    from transformers import PrinterCallback, TrainerCallback
+    from trl import SFTConfig as TRLSFTConfig
+    from trl import SFTTrainer
+
+    model, tok = policy.model, policy.tokenizer
+    data = Dataset.from_list([{"input_ids": list(e.input_ids), "completion_mask": list(e.loss_mask)} for e in kept])
+    per_epoch = math.ceil(len(kept) / cfg.batch_size)
+    log: list[dict] = []
+    t0 = time.monotonic()
+
+    class Rows(TrainerCallback):  # the rows of metrics.jsonl, as the kit's loop writes them
+        def on_log(self, args, state, control, logs=None, **kw):
+            if logs and "loss" in logs:
+                step = state.global_step
+                log.append({"step": step, "epoch": (step - 1) // per_epoch, "losses/sft": round(float(logs["loss"]), 5),
+                            "grad_norm": round(float(logs.get("grad_norm", 0.0)), 4),
+                            "lr": float(logs.get("learning_rate", 0.0)), "elapsed_s": round(time.monotonic() - t0, 2)})
+
+    keep = cfg.report_to != "none" and logs_dir is not None
+    with tempfile.TemporaryDirectory(prefix="rsi-lite-sft-") as tmp, warnings.catch_warnings():
+        # TRL's config defaults `gradient_checkpointing` to True, under the name transformers now deprecates: off
+        # here (the kit's examples are short), and the deprecation is not the reader's to act on
+        warnings.filterwarnings("ignore", message="`gradient_checkpointing` is deprecated", category=FutureWarning)
+        args = TRLSFTConfig(gradient_checkpointing=False,
+            output_dir=str(logs_dir) if keep else tmp, num_train_epochs=cfg.epochs,
+            per_device_train_batch_size=cfg.batch_size, max_grad_norm=cfg.grad_clip, seed=cfg.seed,
+            data_seed=cfg.seed, logging_steps=1, save_strategy="no", report_to=cfg.report_to,
+            completion_only_loss=True, max_length=None, packing=False, use_cpu=model.device.type == "cpu",
+            dataloader_num_workers=0, disable_tqdm=not progress, bf16=False, fp16=False)
+        bars = is_progress_bar_enabled()
+        disable_progress_bar()  # "Building labels" for a few dozen examples: noise in a notebook
+        try:
+            trainer = SFTTrainer(model=model, args=args, train_dataset=data, processing_class=tok,
+                                 optimizers=(opt, sched), callbacks=[Rows()])
+        finally:
+            if bars:
+                enable_progress_bar()
+        trainer.remove_callback(PrinterCallback)  # without tqdm it prints every log dict; metrics.jsonl has them
+        trainer.train()
+    return log
 
 
 def save_actor(policy, path: Path, state_dict: dict | None = None) -> Path:
