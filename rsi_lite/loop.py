@@ -370,8 +370,9 @@ class Loop:
 
 
 def start(out: Path, name: str, *, resume: bool = False, controls=(), seeds=(0,), progress=False, log=print,
-          p: Profile | None = None, stages=None) -> dict:
-    """Start (or, with `resume`, continue) a run in `out`; return what each seed retained."""
+          p: Profile | None = None, stages=None, report_to: str | None = None) -> dict:
+    """Start (or, with `resume`, continue) a run in `out`; return what each seed retained. `report_to`
+    ('tensorboard') is fixed with the profile at the first start, like every other stage setting."""
     out = Path(out).absolute()  # the stages' configs name their inputs by path: the same from any directory
     bad = [c for c in controls if c not in CONTROLS]
     if bad:
@@ -385,6 +386,8 @@ def start(out: Path, name: str, *, resume: bool = False, controls=(), seeds=(0,)
         # a control named now is added to the run (it is an extra branch: the main one is not redone)
         added = [c for c in controls if c not in saved["controls"]]
         controls = tuple(saved["controls"]) + tuple(added)
+        if report_to and report_to != p.rpr.report_to:
+            log(f"--report-to {report_to} ignored: {out} keeps the setting it started with ({p.rpr.report_to})")
         if added:
             log(f"adding control(s) {', '.join(added)} to {out}")
             write_json_atomic(run_json, {**saved, "controls": list(controls)})
@@ -392,6 +395,8 @@ def start(out: Path, name: str, *, resume: bool = False, controls=(), seeds=(0,)
         if out.is_dir() and any(out.iterdir()):
             raise FileExistsError(f"{out}: not empty and not a run (no run.json); use a new --out")
         p = p or profile(name)
+        if report_to:
+            p.rsr.sft.report_to = p.rpr.report_to = report_to
         out.mkdir(parents=True, exist_ok=True)
         write_json_atomic(run_json, {"profile": p.to_dict(), "controls": list(controls), "seeds": list(seeds),
                                      "started": time.strftime("%Y-%m-%dT%H:%M:%S")})

@@ -39,6 +39,7 @@ from .rollout import RolloutConfig, run_episodes
 from .rpr_batches import (PROBE_SEED, kind_map, probe_curves, probe_jobs, probe_points, probe_row, schedule,
                           step_jobs)
 from .timing import CLOCK
+from .tracking import Curves
 from .trajectory import Trajectory, write_trajectories
 
 
@@ -122,6 +123,8 @@ class RPRConfig:
     """Global gradient-norm clip, per optimizer."""
     seed: int = 0
     """Seed of the task draw, the rollouts' sampling and the minibatch order."""
+    report_to: str = "none"
+    """'tensorboard': every step's and probe's numbers also to DIR/rpr-N/tensorboard/ (`rsi_lite.tracking`)."""
     ppo: PPOConfig = field(default_factory=PPOConfig)
     """Loss settings (clip 0.7 / 6.0, no KL, no entropy)."""
     rollout: RolloutConfig = field(default_factory=lambda: RolloutConfig(harness="plain", temperature=1.0,
@@ -373,6 +376,7 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
     events = sorted([(k, 0) for k in probe_points(cfg)] + [(k, 1) for k in range(n_steps)])
     state = {"policy": None, "optims": None}
     t_stage = time.monotonic()
+    curves = Curves(cfg.report_to, d / "tensorboard")
 
     def actor():
         if state["policy"] is None:  # loaded only when something is left to run
@@ -400,6 +404,7 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
                 write_trajectories(trajs, tmp / "trajectories.jsonl")
                 write_json_atomic(tmp / "metrics.json", row)
                 (tmp / "DONE").write_text("")
+            curves.add({key: row[key] for key in ("pool_success", "tasks_solved", "tasks_learnable")}, k, prefix="probe/")
             continue
         phase, jobs, drew = step_jobs(cfg, tasks, d, k)
         policy = actor()
@@ -431,7 +436,9 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
         write_trajectories(trajs, part / "trajectories.jsonl")
         write_json_atomic(part / "metrics.json", row)
         (part / "DONE").write_text("")
+        curves.add(row, k)
         prune_old_steps(d)
+    curves.close()
     steps = _finished_steps(d)
     metrics = [json.loads((s / "metrics.json").read_text()) for s in steps]
     probes = [json.loads((p.parent / "metrics.json").read_text()) for p in sorted(d.glob("probe-*/DONE"))]

@@ -237,11 +237,14 @@ def test_rpr_stage_end_to_end_and_resumable(tmp_path, bwrap_ok):
     for name in ("core-000-file_ops-easy", "core-005-text_processing-easy"):
         shutil.copytree(TASKS / "core" / name, pool / name)
     cfg = RPRConfig(pool=str(pool), warmup_tasks=2, warmup_epochs=1, batch_tasks=2, minibatch=2,
-                    calibration_steps=1, steps=1, probe_samples=1, probe_tasks=2)
+                    calibration_steps=1, steps=1, probe_samples=1, probe_tasks=2, report_to="tensorboard")
     cfg.rollout.max_turns, cfg.rollout.max_new_tokens = 1, 24
     run = tmp_path / "run"
     summary = run_rpr(run, 1, cfg)
     d = run / "rpr-1"
+    tags = tensorboard_scalars(d / "tensorboard")  # the curves, where TensorBoard looks
+    assert [s for s, _ in tags["probe/pool_success"]] == [0, 3] and [s for s, _ in tags["ratio/min"]] == [2]
+    assert [s for s, _ in tags["losses/explained_variance_before"]] == [0, 1, 2]
     assert summary["phases"] == {"warmup": 1, "calibration": 1, "joint": 1}
     assert (d / "actor" / "adapter_config.json").is_file() and (d / "critic" / "value_head.pt").is_file()
     rows = [json.loads(x) for x in (d / "metrics.jsonl").read_text().splitlines()]
@@ -285,3 +288,12 @@ def test_accumulating_over_the_batch_gives_the_gradient_of_one_minibatch_of_ever
     for got, ref in ((acc_actor[0], one_actor[0]), (acc_critic[0], one_critic[0])):
         assert all(torch.allclose(g, r, atol=1e-5, rtol=1e-4) for g, r in zip(got, ref))
     assert len(first_step(RPRConfig(minibatch=2, accumulate=1))[0]) == 2  # the default: a step per minibatch
+
+
+def tensorboard_scalars(log_dir) -> dict:
+    """{tag: [(step, value), ...]} from the event files under `log_dir`."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    acc = EventAccumulator(str(log_dir))
+    acc.Reload()
+    return {tag: [(e.step, e.value) for e in acc.Scalars(tag)] for tag in acc.Tags()["scalars"]}

@@ -73,3 +73,23 @@ def test_an_unknown_loop_is_an_error(small_random_model):
     policy = load_policy(PolicyConfig(model=str(small_random_model), quantization="lora"))
     with pytest.raises(ValueError, match="SFTConfig.loop"):
         train_sft(policy, examples(), SFTConfig(loop="keras"))
+
+
+@pytest.mark.parametrize("loop", ["trl", "kit"])
+def test_the_sft_curves_go_to_tensorboard_when_asked(small_random_model, tmp_path, loop):
+    from .test_rpr import tensorboard_scalars
+
+    policy = load_policy(PolicyConfig(model=str(small_random_model), quantization="lora"))
+    summary = train_sft(policy, examples(), SFTConfig(epochs=2, batch_size=2, loop=loop, report_to="tensorboard"),
+                        metrics_path=tmp_path / "metrics.jsonl")
+    curves = tensorboard_scalars(tmp_path / "tensorboard")
+    assert [s for s, _ in curves["losses/sft"]] == [1, 2, 3, 4] == list(range(1, summary["steps"] + 1))
+    assert curves["losses/sft"][0][1] == pytest.approx(summary["first_loss"], abs=1e-5)
+    assert {"grad_norm", "lr"} <= set(curves)
+
+
+def test_report_to_names_what_it_accepts():
+    from rsi_lite.tracking import Curves
+
+    with pytest.raises(ValueError, match="report_to"):
+        Curves("wandb", None)

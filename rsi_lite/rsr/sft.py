@@ -14,7 +14,7 @@ Two loops, one loss (`SFTConfig.loop`):
   action mask as `completion_mask` (`completion_only_loss`), so TRL sets every other label to -100 and
   transformers' causal-LM loss is exactly the masked NLL above (the mean over the batch's mask-1 tokens; a
   test checks the trained tokens and one step against the kit's loop). The optimizer and schedule are the
-  kit's, handed to the trainer; `report_to` sends its curves to TensorBoard or trackio when asked.
+  kit's, handed to the trainer.
   (TRL's *assistant-only* loss would not do: it finds assistant spans through `{% generation %}` markers,
   which SmolLM2's chat template lacks, and re-tokenizes the text.)
 - `kit`: the same optimisation as a plain loop, for FSDP2 under `scale_up/` (the trainer would wrap the
@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..timing import CLOCK
+from ..tracking import Curves
 
 
 @dataclass
@@ -54,7 +55,8 @@ class SFTConfig:
     loop: str = "trl"
     """'trl': TRL's SFTTrainer (module docstring); 'kit': the plain loop (what `scale_up/` runs under FSDP2)."""
     report_to: str = "none"
-    """trl: where the trainer also logs its curves ('none', 'tensorboard', 'trackio'); metrics.jsonl always."""
+    """'tensorboard': each step's loss, gradient norm and learning rate also to STAGE/tensorboard/ (`tracking`);
+    metrics.jsonl always."""
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -121,12 +123,12 @@ def train_sft(policy, examples: list, cfg: SFTConfig | None = None, *, metrics_p
     opt = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=0.0)
     steps_per_epoch = math.ceil(len(kept) / cfg.batch_size)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / max(1, cfg.warmup_steps)))
+    curves = Curves(cfg.report_to, Path(metrics_path).parent / "tensorboard" if metrics_path else None)
     if cfg.loop == "trl" and kept:
         t0 = time.monotonic()
         with CLOCK.phase("train/sft"):
-            log = _train_trl(policy, kept, cfg, opt, sched, progress,
-                             Path(metrics_path).parent / "sft-logs" if metrics_path else None)
-        return _finish(model, kept, examples, cfg, log, metrics_path, t0)
+            log = _train_trl(policy, kept, cfg, opt, sched, progress, curves)
+        return _finish(model, kept, examples, cfg, log, metrics_path, t0, curves)
     rng = random.Random(cfg.seed)
     pad = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
     model.train()
@@ -149,13 +151,15 @@ def train_sft(policy, examples: list, cfg: SFTConfig | None = None, *, metrics_p
                        "grad_norm": round(float(norm), 4), "lr": sched.get_last_lr()[0],
                        "tokens": int(mask.sum()), "elapsed_s": round(time.monotonic() - t0, 2)}
                 log.append(row)
+                curves.add(row, step)
                 bar.update(1)
     bar.close()
-    return _finish(model, kept, examples, cfg, log, metrics_path, t0)
+    return _finish(model, kept, examples, cfg, log, metrics_path, t0, curves)
 
 
-def _finish(model, kept, examples, cfg: SFTConfig, log: list[dict], metrics_path, t0: float) -> dict:
+def _finish(model, kept, examples, cfg: SFTConfig, log: list[dict], metrics_path, t0: float, curves) -> dict:
     model.eval()
+    curves.close()
     if metrics_path is not None:
         Path(metrics_path).write_text("".join(json.dumps(r) + "\n" for r in log))
     return {"examples": len(kept), "left_out_too_long": len(examples) - len(kept), "steps": len(log),
@@ -164,9 +168,9 @@ def _finish(model, kept, examples, cfg: SFTConfig, log: list[dict], metrics_path
             "wall_s": round(time.monotonic() - t0, 1)}
 
 
-def _train_trl(policy, kept: list, cfg: SFTConfig, opt, sched, progress: bool, logs_dir: Path | None) -> list[dict]:
-    """The masked SFT on TRL's SFTTrainer: stored ids and action masks in, the kit's optimizer and schedule.
-    With `report_to` set, the trainer's own curves go under `logs_dir` (TensorBoard: `tensorboard --logdir`)."""
+def _train_trl(policy, kept: list, cfg: SFTConfig, opt, sched, progress: bool, curves) -> list[dict]:
+    """The masked SFT on TRL's SFTTrainer: stored ids and action masks in, the kit's optimizer and schedule; the
+    rows of metrics.jsonl (and `curves`) from its logs."""
     import tempfile
     import warnings
 
@@ -189,16 +193,16 @@ def _train_trl(policy, kept: list, cfg: SFTConfig, opt, sched, progress: bool, l
                 log.append({"step": step, "epoch": (step - 1) // per_epoch, "losses/sft": round(float(logs["loss"]), 5),
                             "grad_norm": round(float(logs.get("grad_norm", 0.0)), 4),
                             "lr": float(logs.get("learning_rate", 0.0)), "elapsed_s": round(time.monotonic() - t0, 2)})
+                curves.add(log[-1], step)
 
-    keep = cfg.report_to != "none" and logs_dir is not None
     with tempfile.TemporaryDirectory(prefix="rsi-lite-sft-") as tmp, warnings.catch_warnings():
         # TRL's config defaults `gradient_checkpointing` to True, under the name transformers now deprecates: off
         # here (the kit's examples are short), and the deprecation is not the reader's to act on
         warnings.filterwarnings("ignore", message="`gradient_checkpointing` is deprecated", category=FutureWarning)
         args = TRLSFTConfig(gradient_checkpointing=False,
-            output_dir=str(logs_dir) if keep else tmp, num_train_epochs=cfg.epochs,
+            output_dir=tmp, num_train_epochs=cfg.epochs,
             per_device_train_batch_size=cfg.batch_size, max_grad_norm=cfg.grad_clip, seed=cfg.seed,
-            data_seed=cfg.seed, logging_steps=1, save_strategy="no", report_to=cfg.report_to,
+            data_seed=cfg.seed, logging_steps=1, save_strategy="no", report_to="none",
             completion_only_loss=True, max_length=None, packing=False, use_cpu=model.device.type == "cpu",
             dataloader_num_workers=0, disable_tqdm=not progress, bf16=False, fp16=False)
         bars = is_progress_bar_enabled()
