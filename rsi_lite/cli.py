@@ -94,6 +94,28 @@ def cmd_tasks_pool(a) -> int:
     return 0
 
 
+def cmd_tasks_heldout(a) -> int:
+    from .rpr import RPRConfig
+    from .rpr_batches import first_frontier_kinds
+    from .rsr.stage import pool_tasks
+    from .records import atomic_dir
+    from .tasks.spec import write_task
+    from .tasks.suites import eval_fingerprints, kind_specs
+
+    stage = Path(a.stage)
+    cfg = RPRConfig.from_dict(json.loads((stage / "config.json").read_text()))
+    kinds = first_frontier_kinds(stage, pool_tasks(stage.parent, cfg))
+    if not kinds:
+        sys.exit(f"error: {stage}/probe-000: its first probe found no kind learnable")
+    exclude = eval_fingerprints()
+    with atomic_dir(Path(a.out)) as tmp:
+        made = [write_task(spec, tmp / name, suite="heldout", seed=seed)
+                for name, seed, spec in kind_specs(set(kinds), a.per_kind, exclude=exclude)]
+    print("\n".join(f"{a.per_kind:4d}  {k}" for k in kinds))
+    print(f"{len(made)} fresh tasks -> {a.out}   (then: rsi-lite eval --suite {a.out} ...)")
+    return 0
+
+
 def cmd_tasks_import(a) -> int:
     from .tasks.tb1_import import import_tb1
 
@@ -333,6 +355,12 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--out", default=str(REPO / "tasks_pool"))
     t.add_argument("-n", type=int, default=360)
     t.set_defaults(fn=cmd_tasks_pool)
+    t = tasks.add_parser("heldout", help="fresh instances (seeds no pool uses) of the kinds an RPR stage's first "
+                                         "probe found learnable: whether PPO's gain on a kind carries over")
+    t.add_argument("--stage", required=True, help="the RPR stage directory (DIR/rpr-N)")
+    t.add_argument("--out", required=True, help="where the tasks are written (a directory for `eval --suite`)")
+    t.add_argument("--per-kind", type=int, default=10)
+    t.set_defaults(fn=cmd_tasks_heldout)
     t = tasks.add_parser("import", help="convert a Terminal-Bench 1 task into the Harbor layout")
     t.add_argument("src")
     t.add_argument("dest")

@@ -6,6 +6,7 @@ with the figures they give. Pure but for reading the stage's finished trajectory
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -149,3 +150,18 @@ def probe_curves(probes: list[dict]) -> dict:
             for p in probes]
         out["by_kind"] = {k: [p["by_kind"].get(k, [0, 0]) for p in probes] for k in probes[0]["by_kind"]}
     return out
+
+
+
+def first_frontier_kinds(d: Path, tasks: list) -> list[str]:
+    """The kinds the first probe of the stage in `d` found learnable (solved in some of their episodes, not all):
+    fixed before any training step."""
+    probe = d / "probe-000" / "metrics.json"
+    if not probe.is_file():
+        raise FileNotFoundError(f"{probe}: missing (the stage's first probe has not run)")
+    first = json.loads(probe.read_text())
+    if "by_kind" not in first:
+        from .trajectory import read_trajectories
+
+        first = probe_row(read_trajectories(probe.parent / "trajectories.jsonl"), 0, kind_map(tasks))
+    return sorted(k for k, (s, e) in first["by_kind"].items() if 0 < s < e)

@@ -6,6 +6,8 @@ import json
 import random
 from types import SimpleNamespace
 
+import pytest
+
 from rsi_lite.frontier import draw_batch, draw_by_kind, learnable, outcome_table, task_kind
 from rsi_lite.rpr import RPRConfig, minibatch_order
 from rsi_lite.rpr_batches import history, kind_map, probe_curves, probe_jobs, probe_points, probe_row, step_jobs
@@ -169,3 +171,27 @@ def test_the_report_shows_each_kinds_success_at_every_probe():
                "by_kind": {"f/easy: Write the text X into": [s, 4]}} for b, s in ((0, 1), (8, 3))]
     md = ppo_table({**{k: [] for k in CURVE_KEYS}, "probes": probes})
     assert "| f/easy: Write the text X into | 1/4 | 3/4 |" in md and "before step 8" in md
+
+
+def test_fresh_instances_of_a_kind_come_from_seeds_no_pool_uses():
+    from rsi_lite.tasks.suites import eval_fingerprints, kind_specs, pool_specs
+
+    kinds = {"file_ops/easy: Copy the file X to", "text_processing/easy: Write the contents of X"}
+    made = list(kind_specs(kinds, 3, exclude=eval_fingerprints()))
+    assert sorted(task_kind(s.family, s.difficulty, s.instruction) for _, _, s in made) == sorted(sorted(kinds) * 3)
+    pool_seeds = {seed for _, seed, _ in pool_specs(400)}
+    assert not pool_seeds & {seed for _, seed, _ in made} and len({n for n, _, _ in made}) == 6
+    with pytest.raises(ValueError, match="no generator makes"):
+        list(kind_specs({"file_ops/easy: Juggle X"}, 1, start=5_000_000))
+
+
+def test_the_first_frontier_is_read_from_the_first_probe(tmp_path):
+    from rsi_lite.rpr_batches import first_frontier_kinds
+
+    tasks = [SimpleNamespace(name=n, family="f", difficulty="easy", instruction=f"Do {n[0]} with /app/{n}.txt")
+             for n in sorted(KINDS)]
+    with pytest.raises(FileNotFoundError, match="probe-000"):
+        first_frontier_kinds(tmp_path, tasks)
+    _write_part(tmp_path, "probe-000", [("a0", 1), ("a1", 0), ("b0", 1), ("c0", 0)])
+    (tmp_path / "probe-000" / "metrics.json").write_text('{"before_step": 0}')  # an older probe: no by_kind
+    assert first_frontier_kinds(tmp_path, tasks) == ["f/easy: Do a with X"]

@@ -101,6 +101,28 @@ def pool_specs(n: int = 360, *, exclude: set[str] = frozenset(), start: int = 0)
         made += 1
 
 
+HELDOUT_START = 1_000_000
+"""Seeds `train/1000000` on: never in a pool of fewer than a million candidates."""
+
+
+def kind_specs(kinds: set[str], per_kind: int, *, exclude: set[str] = frozenset(), start: int = HELDOUT_START):
+    """Yield (name, seed, spec): `per_kind` fresh instances of each of `kinds` (`frontier.task_kind`), from pool
+    seeds no pool uses, none equal to an instance in `exclude` (the eval suites'). A held-out set for a kind."""
+    from ..frontier import task_kind
+
+    left = dict.fromkeys(kinds, per_kind)
+    for j, (_, seed, spec) in enumerate(pool_specs(400 * per_kind * max(1, len(kinds)), exclude=exclude, start=start)):
+        kind = task_kind(spec.family, spec.difficulty, spec.instruction)
+        if left.get(kind, 0) > 0:
+            left[kind] -= 1
+            yield f"heldout-{j:05d}-{spec.family}-{spec.difficulty}", seed, spec
+            if not any(left.values()):
+                return
+    missing = {k: n for k, n in left.items() if n}
+    if missing:
+        raise ValueError(f"no generator makes enough instances of these kinds: {missing}")
+
+
 def eval_fingerprints() -> set[str]:
     return {spec.fingerprint() for suite in SUITES for _, _, spec in suite_specs(suite)}
 
