@@ -4,7 +4,7 @@
     python -m scale_up.fsdp_check --out single.json                         # one process, no sharding
 
 Both run `rsi_lite.rsr.sft.train_sft` (three masked-SFT steps of the actor adapter) and
-`rsi_lite.rpr.update` (two joint PPO updates of actor and critic) on a tiny Llama with LoRA
+`rsi_lite.rpr_update.update` (two joint PPO updates of actor and critic) on a tiny Llama with LoRA
 actor and critic adapters. Every rank takes its share of the batch; all examples have the
 same length and mask, so the mean of the ranks' token means equals the one-process mean
 and the losses must agree up to float error. Advantage whitening is off here (it would
@@ -72,7 +72,8 @@ def data(n: int = 4, length: int = 24, seed: int = 1):
 
 def run(rank: int, world: int) -> dict:
     from rsi_lite.ppo import PPOConfig
-    from rsi_lite.rpr import RPRConfig, make_optimizers, update
+    from rsi_lite.rpr import RPRConfig, make_optimizers
+    from rsi_lite.rpr_update import update
     from rsi_lite.rsr.sft import SFTConfig, train_sft
 
     examples, trajs = data()

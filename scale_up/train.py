@@ -12,7 +12,7 @@ writes step K like `run_rpr` does (actor/, critic/, metrics.json, trajectories.j
 plus its optimizer shards (optim-rank*.pt; resuming needs the same world size).
 
 Each rank loads the model, takes its equal share of the examples or episodes, and runs
-`rsi_lite.rsr.sft.train_sft` / `rsi_lite.rpr.update` unchanged; FSDP2 averages gradients
+`rsi_lite.rsr.sft.train_sft` / `rsi_lite.rpr_update.update` unchanged; FSDP2 averages gradients
 across ranks. Loading is plain (every rank reads the whole checkpoint, then shards): fine for
 the adapters, and for a 27B base in bf16 a node needs 8 x 54 GB of host memory for a moment;
 meta-device initialisation plus `set_model_state_dict` would avoid that (not built).
@@ -75,7 +75,8 @@ def ppo(run: Path, stage: str, k: int, rank: int, world: int) -> None:
     from rsi_lite.policy.critic import save_critic
     from rsi_lite.trajectory import read_trajectories
     from rsi_lite.rpr import (RPRConfig, init_value_bias, load_actor_critic, make_optimizers, prune_old_steps,
-                              schedule, update)
+                              schedule)
+    from rsi_lite.rpr_update import update
     from rsi_lite.rsr.sft import save_actor
     from rsi_lite.records import write_json_atomic
 

@@ -1,5 +1,7 @@
-"""A real browser drives the FDR vs SPR explorer: JupyterLab headless on loopback, Debian's Chromium through
-Playwright, the notebook run, a slider moved, the plotted values read back.  Run: pytest tests/test_browser.py
+"""A real browser drives the notebooks' explorers (FDR vs SPR in 03, GAE vs TB-GAE in 04): JupyterLab headless
+on loopback, Debian's Chromium through Playwright, the notebook run, a slider moved, the plotted values read
+back, and a screenshot of each widget before and after (under $RSI_LITE_SCREENSHOTS when set: the docs show
+them).  Run: pytest tests/test_browser.py
 
 Needs /usr/bin/chromium (`apt-get install chromium`; never `playwright install`) and the playwright package.
 """
@@ -19,7 +21,10 @@ import pytest
 from .conftest import REPO
 
 CHROMIUM = "/usr/bin/chromium"
-NOTEBOOK = "03_reward_shaping.ipynb"
+WIDGETS = {  # notebook: (which slider, key, presses, which trace, how its values must move)
+    "03_reward_shaping.ipynb": (0, "ArrowRight", 6, 0, "fdr"),     # D_f 12 -> 18: FDR pays every failure less
+    "04_tb_gae.ipynb": (0, "ArrowLeft", 10, 1, "gae"),             # gamma .95 -> .85: token-level GAE decays more
+}
 
 
 def _free_port() -> int:
@@ -28,8 +33,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture
-def lab(tmp_path):
+@pytest.fixture(params=sorted(WIDGETS))
+def lab(tmp_path, request):
+    NOTEBOOK = request.param
     if not Path(CHROMIUM).is_file():
         pytest.skip(f"{CHROMIUM} missing (apt-get install chromium)")
     pytest.importorskip("playwright.sync_api")
@@ -53,7 +59,7 @@ def lab(tmp_path):
     else:
         proc.kill()
         pytest.fail(f"JupyterLab did not start: {(tmp_path / 'lab.log').read_text()[-2000:]}")
-    yield base, token, tmp_path
+    yield base, token, tmp_path, NOTEBOOK
     proc.terminate()
     try:
         proc.wait(timeout=20)
@@ -61,20 +67,24 @@ def lab(tmp_path):
         proc.kill()
 
 
-def _plot_values(page) -> list:
-    return page.evaluate("() => { const p = document.querySelector('.jp-OutputArea .js-plotly-plot');"
-                         " return p && p.data ? p.data[0].y : null; }")
+PLOT = "document.querySelector('.jp-OutputArea .js-plotly-plot')"
 
 
-def test_moving_the_divisor_slider_changes_the_plotted_rewards(lab):
+def _plot_values(page, trace: int) -> list:
+    return page.evaluate(f"(i) => {{ const p = {PLOT}; return p && p.data && p.data[i] ? p.data[i].y : null; }}", trace)
+
+
+def test_moving_a_slider_changes_the_plotted_values(lab):
     from playwright.sync_api import sync_playwright
 
-    base, token, tmp = lab
+    base, token, tmp, notebook = lab
+    shots = Path(os.environ.get("RSI_LITE_SCREENSHOTS") or tmp)
+    shots.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"], headless=True)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         try:
-            before, after = _drive(page, base, token)
+            before, after = _drive(page, base, token, notebook, shots)
         except Exception:
             page.screenshot(path=str(tmp / "failure.png"), full_page=True)
             print(f"screenshot: {tmp / 'failure.png'}; JupyterLab log tail:\n{(tmp / 'lab.log').read_text()[-3000:]}")
@@ -82,12 +92,17 @@ def test_moving_the_divisor_slider_changes_the_plotted_rewards(lab):
         finally:
             browser.close()
     assert before and after and len(before) == len(after)
-    # FDR = P / D_f: a larger divisor pays every failure less
-    assert after[-1] < before[-1] and after[0] == before[0] == 0
+    if WIDGETS[notebook][4] == "fdr":  # FDR = P / D_f: a larger divisor pays every failure less
+        assert after[-1] < before[-1] and after[0] == before[0] == 0
+    else:  # token-level GAE at a lower gamma: the first action token's advantage falls, the last one's stays 1
+        assert after[0] < before[0] and after[-1] == pytest.approx(before[-1])
+    for when in ("before", "after"):
+        assert (shots / f"{Path(notebook).stem}-{when}.png").stat().st_size > 10_000
 
 
-def _drive(page, base: str, token: str):
-    page.goto(f"{base}/lab/tree/{NOTEBOOK}?token={token}")
+def _drive(page, base: str, token: str, notebook: str, shots: Path):
+    slider, key, presses, trace, _ = WIDGETS[notebook]
+    page.goto(f"{base}/lab/tree/{notebook}?token={token}")
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
     try:  # a fresh JupyterLab may ask which kernel to start: the notebook's own (Python 3)
         page.wait_for_selector(".jp-Dialog button.jp-mod-accept", timeout=15_000)
@@ -97,14 +112,18 @@ def _drive(page, base: str, token: str):
     page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
     page.get_by_role("menuitem", name="Run", exact=True).click()
     page.get_by_text("Run All Cells", exact=True).click()
-    page.wait_for_function("() => { const p = document.querySelector('.jp-OutputArea .js-plotly-plot');"
-                           " return p && p.data && p.data.length > 0; }", timeout=240_000)
-    before = _plot_values(page)
-    handle = page.locator(".widget-slider .noUi-handle").first
+    page.wait_for_function(f"() => {{ const p = {PLOT}; return p && p.data && p.data.length > 0; }}", timeout=240_000)
+    widget = page.locator(".jp-OutputArea-output:has(.js-plotly-plot)").first
+    widget.scroll_into_view_if_needed()
+    before = _plot_values(page, trace)
+    widget.screenshot(path=str(shots / f"{Path(notebook).stem}-before.png"))
+    handle = page.locator(".widget-slider .noUi-handle").nth(slider)
     handle.click()
-    for _ in range(6):
-        handle.press("ArrowRight")  # D_f 12 -> 18
+    for _ in range(presses):
+        handle.press(key)
     page.wait_for_function(
-        "(b) => { const p = document.querySelector('.jp-OutputArea .js-plotly-plot');"
-        " return p && p.data && JSON.stringify(p.data[0].y) !== JSON.stringify(b); }", arg=before, timeout=60_000)
-    return before, _plot_values(page)
+        f"([b, i]) => {{ const p = {PLOT}; return p && p.data && JSON.stringify(p.data[i].y) !== JSON.stringify(b); }}",
+        arg=[before, trace], timeout=60_000)
+    page.wait_for_timeout(500)  # the redraw settles before the picture
+    widget.screenshot(path=str(shots / f"{Path(notebook).stem}-after.png"))
+    return before, _plot_values(page, trace)

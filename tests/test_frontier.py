@@ -9,7 +9,8 @@ from types import SimpleNamespace
 import pytest
 
 from rsi_lite.frontier import draw_batch, draw_by_kind, learnable, outcome_table, task_kind
-from rsi_lite.rpr import RPRConfig, minibatch_order
+from rsi_lite.rpr import RPRConfig
+from rsi_lite.rpr_update import minibatch_order
 from rsi_lite.rpr_batches import history, kind_map, probe_curves, probe_jobs, probe_points, probe_row, step_jobs
 from rsi_lite.trajectory import read_trajectories
 

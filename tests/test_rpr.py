@@ -13,7 +13,8 @@ import torch
 from rsi_lite.policy.critic import add_critic, save_critic, token_logprobs, values
 from rsi_lite.policy.model import Policy, PolicyConfig, prepare_model
 from rsi_lite.trajectory import Trajectory
-from rsi_lite.rpr import RPRConfig, batch_tensors, init_value_bias, make_optimizers, run_rpr, schedule, update
+from rsi_lite.rpr import RPRConfig, init_value_bias, make_optimizers, run_rpr, schedule
+from rsi_lite.rpr_update import batch_tensors, update
 
 from .conftest import TASKS
 
@@ -120,7 +121,7 @@ def test_the_memory_saving_update_has_the_gradients_of_the_plain_one(tok, monkey
     which would hide a recomputation routed through the wrong adapter."""
     from rsi_lite.policy.critic import actor_parameters, critic_parameters, set_trainable
     from rsi_lite.ppo import masked_whiten, ppo_loss
-    from rsi_lite import rpr
+    from rsi_lite import rpr_update as rpr
 
     pol = tiny_actor_critic(tok)
     with torch.no_grad():

@@ -7,7 +7,7 @@ log-probabilities on the batch's successful episodes and on its failed ones, mea
 A learning rate at which successes do not rise and failures do not fall teaches nothing in one step.
 
 Loads the bundled model the way RPR does (4-bit base, actor LoRA, a fresh critic), then runs
-`rpr.update` (actor and critic, one epoch) on one batch and prints its wall time and the
+`rpr_update.update` (actor and critic, one epoch) on one batch and prints its wall time and the
 process's peak resident memory. The batch is either a step's `trajectories.jsonl` from a run
 (`--trajectories runs/cpu/rpr-2/step-005/trajectories.jsonl`) or synthetic: `--rows` episodes
 of `--width` tokens, a quarter of them action tokens in three turns, one in four a success.
@@ -108,7 +108,8 @@ def _measure(args: dict, q) -> None:
     torch.manual_seed(0)
     from ..policy.critic import add_critic
     from ..policy.model import PolicyConfig, load_policy
-    from ..rpr import RPRConfig, make_optimizers, update
+    from ..rpr import RPRConfig, make_optimizers
+    from ..rpr_update import update
     from ..trajectory import read_trajectories
 
     from ..policy.critic import token_logprobs
