@@ -92,6 +92,10 @@ class RolloutConfig:
     whose tests need the server the agent started)."""
     stop_after_block: bool = True
     """bash format: end a reply once its first code block is closed (what follows is never run anyway)."""
+    verify_turns: bool = False
+    """Verify the workspace after every action that ran a command (a fresh copy each time, as the final verdict),
+    so each turn has its verdict (`Trajectory.turn_verdicts`) and its reward (`turn_rewards`): what RPR's
+    `reward_timing="turn"` trains on. The last one is the episode's verdict. About one verifier run per turn."""
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -113,6 +117,9 @@ class _Episode:
     always run fresh, so the tests never enter the sandbox while the agent still acts."""
     lost: str = ""
     """Why the sandbox died mid-episode (a command can kill its shell, e.g. `kill -9 $PPID`); empty if it lives."""
+    verify_turns: bool = False
+    turn_reports: list = field(default_factory=list)
+    """verify_turns: the verdict after each action (None before any command ran: nothing changed yet)."""
 
 
 def run_episodes(policy, jobs: list[tuple], cfg: RolloutConfig | None = None, *, policy_name: str = "base",
@@ -198,7 +205,7 @@ def _open_episode(job: tuple, cfg: RolloutConfig, tok, limits: SandboxLimits) ->
     sb = make_sandbox(task, backend=cfg.backend, limits=limits, verifier=cfg.verifier_mode == "shared").start()
     try:
         e = _Episode(task, seed, h, HarnessState(), TokenStream(tok, h.system_prompt(), msgs), list(msgs), sb,
-                     verifier_mode=cfg.verifier_mode)
+                     verifier_mode=cfg.verifier_mode, verify_turns=cfg.verify_turns)
         e.timings["open_s"] = time.monotonic() - t0
         return e
     except BaseException:
@@ -356,6 +363,7 @@ def _act(e: _Episode, limits: SandboxLimits) -> list[Message]:
             e.lost = str(err)
             raise
 
+    ran = e.state.commands_run
     try:
         new = e.harness.step(e.state, e.messages[-1].content, run, verify)
     except SandboxError:
@@ -364,6 +372,9 @@ def _act(e: _Episode, limits: SandboxLimits) -> list[Message]:
         e.state.finish("sandbox")  # it ends, failed; the other episodes go on
         new = []
     e.timings["sandbox_s"] += time.monotonic() - t - (e.timings["verify_s"] - verified)
+    if e.verify_turns:  # this turn's verdict: verified anew only when a command may have changed the workspace
+        last = e.turn_reports[-1] if e.turn_reports else None
+        e.turn_reports.append(None if e.lost else verify() if e.state.commands_run > ran else last)
     return new
 
 
@@ -372,6 +383,8 @@ def _final_verify(e: _Episode, limits: SandboxLimits) -> None:
     if e.lost:
         e.report = VerifierReport(strict=0, passed=0, failed=0, total=0, valid=False,
                                   reason=f"sandbox lost: {e.lost}")
+    elif e.verify_turns and e.turn_reports and e.turn_reports[-1] is not None and e.verifier_mode == "fresh":
+        e.report = e.turn_reports[-1]  # the workspace as the last command left it, verified already
     else:
         e.report = verify_sandbox(e.sandbox, e.task, limits=limits, mode=e.verifier_mode)
     e.timings["verify_s"] += time.monotonic() - t
@@ -391,6 +404,10 @@ def _trajectory(e: _Episode, cfg: RolloutConfig, policy_name: str, divisors: dic
     rep = e.report.to_dict()
     d = divisors.get(e.task.family, 82.0)
     rewards = {k: compute_reward(k, rep, divisor=d) for k in ("s", "fdr", "spr")}
+    verdicts = [{k: r.to_dict()[k] for k in ("strict", "passed", "failed", "total", "valid")} if r is not None else None
+                for r in e.turn_reports]
+    turn_rewards = {k: [compute_reward(k, v, divisor=d) if v is not None else 0.0 for v in verdicts]
+                    for k in ("s", "fdr", "spr")} if verdicts else {}
     generated = sum(mask)
     return Trajectory(
         task=e.task.name, task_path=str(e.task.path), suite=e.task.suite, family=e.task.family,
@@ -400,7 +417,7 @@ def _trajectory(e: _Episode, cfg: RolloutConfig, policy_name: str, divisors: dic
         turns=e.state.turn, verifier=rep, rewards=rewards,
         tokens={"prompt": len(ids) - generated, "generated": generated, "total": len(ids)},
         timings={**{k: round(v, 3) for k, v in e.timings.items()}, "run_wall_s": round(wall, 3)},
-        context_cuts=e.stream.cuts)
+        context_cuts=e.stream.cuts, turn_verdicts=verdicts, turn_rewards=turn_rewards)
 
 
 def _progress(total: int, show: bool):

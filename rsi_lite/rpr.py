@@ -103,6 +103,11 @@ class RPRConfig:
     each step weigh the batch's successes and failures together (token-weighted, as one big minibatch)."""
     reward: str = "spr"
     """s | fdr | spr."""
+    reward_timing: str = "final"
+    """'final' (the paper's): the episode's reward on its last action token. 'turn': the workspace is verified
+    after every action (`RolloutConfig.verify_turns`) and each action earns the change in reward it made
+    (`rpr_update.turn_reward_deltas`; the same total, potential-based shaping): an action that breaks a passing
+    workspace is charged for it, and the idle actions after a success are not credited with it."""
     estimator: str = "tb_gae"
     """tb_gae | gae."""
     gamma_turn: float = 1.0
@@ -177,8 +182,10 @@ def make_optimizers(policy, cfg: RPRConfig) -> dict:
             "critic": torch.optim.AdamW(critic_parameters(policy), lr=cfg.critic_lr, weight_decay=0.0)}
 
 
-def step_rollout(cfg: RPRConfig, k: int) -> RolloutConfig:
-    return RolloutConfig(**{**cfg.rollout.to_dict(), "seed": cfg.seed * 1000 + k})
+def step_rollout(cfg: RPRConfig, k: int, *, probe: bool = False) -> RolloutConfig:
+    """Step k's rollout settings (a probe's: the same, without the per-turn verdicts only training reads)."""
+    turns = cfg.reward_timing == "turn" and not probe
+    return RolloutConfig(**{**cfg.rollout.to_dict(), "seed": cfg.seed * 1000 + k, "verify_turns": turns})
 
 
 def _finished_steps(d: Path) -> list[Path]:
@@ -247,7 +254,7 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
             continue
         if not is_step:
             t0 = time.monotonic()
-            trajs = run_episodes(actor(), probe_jobs(cfg, tasks), step_rollout(cfg, PROBE_SEED),
+            trajs = run_episodes(actor(), probe_jobs(cfg, tasks), step_rollout(cfg, PROBE_SEED, probe=True),
                                  policy_name=f"rpr-{cycle}:probe-{k}", reward_divisors=divisors, progress=progress)
             row = {**probe_row(trajs, k, kind_map(tasks)), "rollout_s": round(time.monotonic() - t0, 1)}
             with atomic_dir(part) as tmp:  # a killed probe leaves nothing behind: it runs again whole

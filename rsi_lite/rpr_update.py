@@ -20,8 +20,22 @@ if TYPE_CHECKING:
 
 # ---------------------------------------------------------------- tensors from trajectories
 
-def batch_tensors(trajs: list[Trajectory], reward: str, pad_id: int):
-    """Right-padded ids, attention, action mask, rollout log-probs and token rewards [B, T]."""
+def turn_reward_deltas(rewards: list[float]) -> list[float]:
+    """Each turn's reward under potential-based shaping with the verdict as the potential: r_t = R_t - R_(t-1)
+    (R_0 = 0). They add up to the episode's reward; a turn that makes the checks pass earns it, one that breaks
+    them after loses it, one that changes nothing gets 0 (Ng, Harada & Russell 1999: the optimal policy is the
+    same as under the final reward alone).
+
+    >>> turn_reward_deltas([0.0, 1.0, 1.0, 0.25])
+    [0.0, 1.0, 0.0, -0.75]
+    """
+    return [r - (rewards[i - 1] if i else 0.0) for i, r in enumerate(rewards)]
+
+
+def batch_tensors(trajs: list[Trajectory], reward: str, pad_id: int, timing: str = "final"):
+    """Right-padded ids, attention, action mask, rollout log-probs and token rewards [B, T]. timing 'final': the
+    episode's reward on its last action token; 'turn': each action's `turn_reward_deltas` on its last token
+    (episodes rolled out with `verify_turns`; one without a verdict per action keeps the final reward)."""
     import torch
 
     width = max(len(t.token_ids) for t in trajs)
@@ -37,6 +51,15 @@ def batch_tensors(trajs: list[Trajectory], reward: str, pad_id: int):
         mask[i, :n] = torch.tensor(t.action_mask)
         lps[i, :n] = torch.tensor(t.logprobs)
     rewards = terminal_rewards(torch.tensor([float(t.rewards[reward]) for t in trajs]), mask)
+    if timing == "turn":
+        for i, t in enumerate(trajs):
+            per_turn = t.turn_rewards.get(reward, [])
+            if per_turn and len(per_turn) == len(t.turn_spans):
+                rewards[i] = 0.0
+                for (_, end), r in zip(t.turn_spans, turn_reward_deltas(per_turn)):
+                    rewards[i, end - 1] = r
+    elif timing != "final":
+        raise ValueError(f"RPRConfig.reward_timing: {timing!r} is neither 'final' nor 'turn'")
     return ids, att, mask, lps, rewards
 
 
@@ -104,7 +127,7 @@ def update(policy, trajs: list[Trajectory], cfg: "RPRConfig", optims: dict, *, t
 
     tok = policy.tokenizer
     ids, att, mask, rollout_lps, rewards = (x.to(policy.model.device) for x in batch_tensors(
-        trajs, cfg.reward, tok.pad_token_id if tok.pad_token_id is not None else 0))
+        trajs, cfg.reward, tok.pad_token_id if tok.pad_token_id is not None else 0, cfg.reward_timing))
     groups = [(torch.tensor(g, device=ids.device), max(len(trajs[i].token_ids) for i in g))
               for g in minibatches(trajs, cfg.minibatch)]
     old_v = torch.zeros(ids.shape, device=ids.device)

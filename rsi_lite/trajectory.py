@@ -16,7 +16,7 @@ log-probabilities they had under the longer context (recorded in `context_cuts`)
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .harness.messages import Message
@@ -69,6 +69,10 @@ class Trajectory:
     tokens: dict
     timings: dict
     context_cuts: int = 0
+    turn_verdicts: list = field(default_factory=list)
+    """With `RolloutConfig.verify_turns`: the verifier's report after each action (None before any command ran)."""
+    turn_rewards: dict = field(default_factory=dict)
+    """With `verify_turns`: S, FDR and SPR of each action's verdict ({"spr": [after action 1, ...], ...})."""
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))

@@ -321,3 +321,38 @@ def test_a_rollout_says_where_its_wall_went(tiny_policy, core, bwrap_ok, engine)
     assert b["rollout/decode_tokens"] + b["rollout/prefill_tokens"] >= sum(t.tokens["generated"] for t in trajs)
     assert b["sandbox/open"] > 0 and b["sandbox/verifier"] > 0
     assert b["other"] == pytest.approx(max(0.0, wall - sum(b.get(k, 0) for k in WALL_PHASES)), abs=0.2)
+
+
+def test_with_verify_turns_every_action_gets_its_verdict_and_the_shaped_rewards_add_up(tiny_policy, core, bwrap_ok):
+    """The copy task: the first action solves it, the second breaks it, the third runs nothing. Each action's
+    verdict is recorded (the third repeats the second's: nothing changed), the last one is the episode's, and
+    the per-turn rewards, as `turn_reward_deltas` spreads them, sum to the episode's reward."""
+    from rsi_lite.harness.messages import Message
+    from rsi_lite.rollout import _act, _final_verify, _open_episode, _trajectory
+    from rsi_lite.rpr_update import batch_tensors, turn_reward_deltas
+    from rsi_lite.sandbox import SandboxLimits
+
+    task = next(t for t in core if t.name == "core-000-file_ops-easy")
+    cfg, limits = RolloutConfig(max_turns=3, verify_turns=True), SandboxLimits(command_timeout=10)
+    e = _open_episode((task, 0), cfg, tiny_policy.tokenizer, limits)
+    stop = {tiny_policy.tokenizer.eos_token_id}
+    for reply in ("```bash\ncp robin_coral.txt flint_prism.txt\n```", "```bash\nrm flint_prism.txt\n```",
+                  "I am done."):
+        ids = tiny_policy.tokenizer.encode(reply)
+        e.messages.append(Message("action", e.stream.add_action(ids, [0.0] * len(ids), stop)))
+        new = _act(e, limits)
+        e.stream.add_messages(new)
+        e.messages += new
+    assert [r.strict for r in e.turn_reports] == [1, 0, 0] and e.turn_reports[2] is e.turn_reports[1]
+    _final_verify(e, limits)
+    t = _trajectory(e, cfg, "base", {}, 1.0)
+    assert t.verifier["strict"] == 0 and [v["strict"] for v in t.turn_verdicts] == [1, 0, 0]
+    assert t.turn_rewards["s"] == [1.0, 0.0, 0.0] and turn_reward_deltas(t.turn_rewards["s"]) == [1.0, -1.0, 0.0]
+    assert len(t.turn_spans) == 3
+    _, _, mask, _, r = batch_tensors([t], "spr", 0, "turn")
+    ends = [end - 1 for _, end in t.turn_spans]
+    assert float(r.sum()) == pytest.approx(t.rewards["spr"]) and r[0, ends[0]] > 0 > r[0, ends[1]]
+    assert float(r[0].abs().sum()) == pytest.approx(float(r[0, ends].abs().sum()))  # only on the turns' last tokens
+    _, _, _, _, final = batch_tensors([t], "spr", 0)
+    assert float(final[0, ends[-1]]) == pytest.approx(t.rewards["spr"]) and float(final.sum()) == float(final[0, ends[-1]])
+    assert Trajectory.from_json(t.to_json()).turn_rewards == t.turn_rewards

@@ -12,7 +12,7 @@ import torch
 
 from rsi_lite.policy.critic import add_critic, save_critic, token_logprobs, values
 from rsi_lite.policy.model import Policy, PolicyConfig, prepare_model
-from rsi_lite.trajectory import Trajectory
+from rsi_lite.trajectory import Trajectory, read_trajectories
 from rsi_lite.rpr import RPRConfig, init_value_bias, make_optimizers, run_rpr, schedule
 from rsi_lite.rpr_update import batch_tensors, update
 
@@ -238,14 +238,19 @@ def test_rpr_stage_end_to_end_and_resumable(tmp_path, bwrap_ok):
     for name in ("core-000-file_ops-easy", "core-005-text_processing-easy"):
         shutil.copytree(TASKS / "core" / name, pool / name)
     cfg = RPRConfig(pool=str(pool), warmup_tasks=2, warmup_epochs=1, batch_tasks=2, minibatch=2,
-                    calibration_steps=1, steps=1, probe_samples=1, probe_tasks=2, report_to="tensorboard")
+                    calibration_steps=1, steps=1, probe_samples=1, probe_tasks=2, report_to="tensorboard",
+                    reward_timing="turn")
     cfg.rollout.max_turns, cfg.rollout.max_new_tokens = 1, 24
     run = tmp_path / "run"
     summary = run_rpr(run, 1, cfg)
     d = run / "rpr-1"
     tags = tensorboard_scalars(d / "tensorboard")  # the curves, where TensorBoard looks
     assert [s for s, _ in tags["probe/pool_success"]] == [0, 3] and [s for s, _ in tags["ratio/min"]] == [2]
-    assert [s for s, _ in tags["losses/explained_variance_before"]] == [0, 1, 2]
+    assert [s for s, _ in tags["reward/mean"]] == [0, 1, 2]  # every step (a NaN, e.g. an EV of constant returns, is left out)
+    # reward_timing 'turn': the steps' episodes carry a verdict per action, the probes' do not (they only count)
+    step_trajs = read_trajectories(d / "step-002" / "trajectories.jsonl")
+    assert all(len(t.turn_rewards["spr"]) == len(t.turn_spans) for t in step_trajs)
+    assert not any(t.turn_rewards for t in read_trajectories(d / "probe-000" / "trajectories.jsonl"))
     assert summary["phases"] == {"warmup": 1, "calibration": 1, "joint": 1}
     assert (d / "actor" / "adapter_config.json").is_file() and (d / "critic" / "value_head.pt").is_file()
     rows = [json.loads(x) for x in (d / "metrics.jsonl").read_text().splitlines()]
