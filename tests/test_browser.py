@@ -50,7 +50,7 @@ def lab(tmp_path, request):
          f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={work}", "--ServerApp.open_browser=False"],
         stdout=subprocess.DEVNULL, stderr=open(tmp_path / "lab.log", "w"), env=env, cwd=work)
     base = f"http://127.0.0.1:{port}"
-    for _ in range(120):
+    for _ in range(360):  # a loaded machine (CI beside other work) starts it slowly
         try:
             urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2)
             break
@@ -103,16 +103,16 @@ def test_moving_a_slider_changes_the_plotted_values(lab):
 def _drive(page, base: str, token: str, notebook: str, shots: Path):
     slider, key, presses, trace, _ = WIDGETS[notebook]
     page.goto(f"{base}/lab/tree/{notebook}?token={token}")
-    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=180_000)
     try:  # a fresh JupyterLab may ask which kernel to start: the notebook's own (Python 3)
         page.wait_for_selector(".jp-Dialog button.jp-mod-accept", timeout=15_000)
         page.click(".jp-Dialog button.jp-mod-accept")
     except Exception:  # noqa: BLE001 - no dialog: the kernel started on its own
         pass
-    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
+    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=300_000)
     page.get_by_role("menuitem", name="Run", exact=True).click()
     page.get_by_text("Run All Cells", exact=True).click()
-    page.wait_for_function(f"() => {{ const p = {PLOT}; return p && p.data && p.data.length > 0; }}", timeout=240_000)
+    page.wait_for_function(f"() => {{ const p = {PLOT}; return p && p.data && p.data.length > 0; }}", timeout=600_000)
     widget = page.locator(".jp-OutputArea-output:has(.js-plotly-plot)").first
     widget.scroll_into_view_if_needed()
     before = _plot_values(page, trace)
@@ -123,7 +123,7 @@ def _drive(page, base: str, token: str, notebook: str, shots: Path):
         handle.press(key)
     page.wait_for_function(
         f"([b, i]) => {{ const p = {PLOT}; return p && p.data && JSON.stringify(p.data[i].y) !== JSON.stringify(b); }}",
-        arg=[before, trace], timeout=60_000)
+        arg=[before, trace], timeout=120_000)
     page.wait_for_timeout(500)  # the redraw settles before the picture
     widget.screenshot(path=str(shots / f"{Path(notebook).stem}-after.png"))
     return before, _plot_values(page, trace)
