@@ -113,6 +113,11 @@ def _drive(page, base: str, token: str, notebook: str, shots: Path):
     page.get_by_role("menuitem", name="Run", exact=True).click()
     page.get_by_text("Run All Cells", exact=True).click()
     page.wait_for_function(f"() => {{ const p = {PLOT}; return p && p.data && p.data.length > 0; }}", timeout=600_000)
+    # the widget redraws in the kernel: wait until the cells after it (a few episodes in 03) have run, or a slider
+    # move queues behind them (a loaded machine's CI run timed out so, the slider at 18 and the plot at 12)
+    page.wait_for_function("() => ![...document.querySelectorAll('.jp-InputPrompt')].some(e => e.textContent.includes('*'))"
+                           " && document.querySelector(\".jp-Notebook-ExecutionIndicator[data-status='idle']\")",
+                           timeout=900_000)
     widget = page.locator(".jp-OutputArea-output:has(.js-plotly-plot)").first
     widget.scroll_into_view_if_needed()
     before = _plot_values(page, trace)
