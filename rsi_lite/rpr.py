@@ -248,6 +248,7 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
                     o.load_state_dict(saved[name_])
         return state["policy"]
 
+    kinds = kind_map(tasks)  # every task's kind, once: the probes count by it, the kind rule draws by it
     for k, is_step in events:
         part = d / (f"step-{k:03d}" if is_step else f"probe-{k:03d}")
         if (part / "DONE").is_file():
@@ -256,14 +257,14 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
             t0 = time.monotonic()
             trajs = run_episodes(actor(), probe_jobs(cfg, tasks), step_rollout(cfg, PROBE_SEED, probe=True),
                                  policy_name=f"rpr-{cycle}:probe-{k}", reward_divisors=divisors, progress=progress)
-            row = {**probe_row(trajs, k, kind_map(tasks)), "rollout_s": round(time.monotonic() - t0, 1)}
+            row = {**probe_row(trajs, k, kinds), "rollout_s": round(time.monotonic() - t0, 1)}
             with atomic_dir(part) as tmp:  # a killed probe leaves nothing behind: it runs again whole
                 write_trajectories(trajs, tmp / "trajectories.jsonl")
                 write_json_atomic(tmp / "metrics.json", row)
                 (tmp / "DONE").write_text("")
             curves.add({key: row[key] for key in ("pool_success", "tasks_solved", "tasks_learnable")}, k, prefix="probe/")
             continue
-        phase, jobs, drew = step_jobs(cfg, tasks, d, k)
+        phase, jobs, drew = step_jobs(cfg, tasks, d, k, kinds)
         policy = actor()
         t0 = time.monotonic()
         trajs = run_episodes(policy, jobs, step_rollout(cfg, k), policy_name=f"rpr-{cycle}:{k}",

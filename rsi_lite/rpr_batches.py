@@ -86,9 +86,11 @@ def held_out(cfg: "RPRConfig", tasks: list) -> set[str]:
     return {t.name for t, _ in probe_jobs(cfg, tasks)} if cfg.batch_rule == "kinds" else set()
 
 
-def step_jobs(cfg: "RPRConfig", tasks: list, d: Path, k: int) -> tuple[str, list[tuple], dict]:
+def step_jobs(cfg: "RPRConfig", tasks: list, d: Path, k: int,
+              kinds: dict[str, str] | None = None) -> tuple[str, list[tuple], dict]:
     """Step k's phase, its rollout jobs (task, episode seed) and what the draw saw. The frontier rules read the
-    verdicts of the probes and steps before k from `d`: the same batch however the step is run."""
+    verdicts of the probes and steps before k from `d`: the same batch however the step is run. `kinds`: the
+    tasks' `kind_map`, when the caller already has it."""
     from .frontier import draw_batch, draw_by_kind
 
     phase = schedule(cfg)[k][0]
@@ -101,7 +103,7 @@ def step_jobs(cfg: "RPRConfig", tasks: list, d: Path, k: int) -> tuple[str, list
     elif cfg.batch_rule == "kinds":
         rng = random.Random(f"batch/{cfg.seed}/{k}")
         hold = held_out(cfg, tasks)
-        names, info = draw_by_kind([t.name for t in tasks if t.name not in hold], kind_map(tasks), history(d, k),
+        names, info = draw_by_kind([t.name for t in tasks if t.name not in hold], kinds or kind_map(tasks), history(d, k),
                                    cfg.batch_tasks, rng, window=cfg.kind_window, explore=cfg.explore)
     else:
         raise ValueError(f"RPRConfig.batch_rule: {cfg.batch_rule!r} is not 'frontier', 'kinds' or 'uniform'")
@@ -129,12 +131,17 @@ def probe_row(trajs: list[Trajectory], before: int, kinds: dict[str, str] | None
             **({"by_kind": dict(sorted(by_kind.items()))} if kinds else {})}
 
 
+def learnable(counts: dict[str, list[int]]) -> list[str]:
+    """The keys (tasks or kinds) of a probe's `[successes, episodes]` counts solved in some episodes, not all."""
+    return [key for key, (s, e) in counts.items() if 0 < s < e]
+
+
 def probe_curves(probes: list[dict]) -> dict:
     """Success per probe on the whole probed pool and on the tasks the first probe found learnable (the frontier
     PPO starts on; the same tasks and seeds in every probe)."""
     if not probes:
         return {}
-    first = {n for n, (s, e) in probes[0]["by_task"].items() if 0 < s < e}
+    first = set(learnable(probes[0]["by_task"]))
 
     def rate(p, names):
         got = [p["by_task"][n] for n in names if n in p["by_task"]]
@@ -143,7 +150,7 @@ def probe_curves(probes: list[dict]) -> dict:
     out = {"before_step": [p["before_step"] for p in probes], "pool_success": [p["pool_success"] for p in probes],
            "first_frontier_tasks": len(first), "first_frontier_success": [rate(p, first) for p in probes]}
     if "by_kind" in probes[0]:  # the kinds the first probe found learnable, on the same held-out tasks each time
-        front = [k for k, (s, e) in probes[0]["by_kind"].items() if 0 < s < e]
+        front = learnable(probes[0]["by_kind"])
         out["first_frontier_kinds"] = len(front)
         out["first_frontier_kinds_success"] = [
             sum(p["by_kind"].get(k, [0, 0])[0] for k in front) / max(1, sum(p["by_kind"].get(k, [0, 0])[1] for k in front))
@@ -164,4 +171,4 @@ def first_frontier_kinds(d: Path, tasks: list) -> list[str]:
         from .trajectory import read_trajectories
 
         first = probe_row(read_trajectories(probe.parent / "trajectories.jsonl"), 0, kind_map(tasks))
-    return sorted(k for k, (s, e) in first["by_kind"].items() if 0 < s < e)
+    return sorted(learnable(first["by_kind"]))
