@@ -83,3 +83,29 @@ def test_docker_verifier_writes_the_old_ctrf_shape(engine):
         s.exec("bash /tmp/solution/solve.sh")
         report = verify_sandbox(s, task)
     assert report.strict == 1 and report.passed == report.total > 0
+
+
+def test_docker_image_in_task_toml_is_run_instead_of_the_dockerfile(engine, tmp_path):
+    from .conftest import write_harbor_task
+
+    # a Dockerfile that cannot build: the image named in task.toml is used as it is (Harbor's meaning)
+    root = write_harbor_task(tmp_path / "t", dockerfile="FROM rsi-lite/base:bookworm\nRUN false\n", files={},
+                             test_py="from pathlib import Path\ndef test_x(): assert Path('/app/x').is_file()\n",
+                             solve="mkdir -p /app && touch /app/x")
+    (root / "task.toml").write_text(f'[environment]\ndocker_image = "{BASE}"\n')
+    result = check_task(load_task(root), backend="docker")
+    assert result.ok, result.reason
+
+
+def test_a_docker_image_that_is_nowhere_is_named_in_the_error(engine, tmp_path):
+    from rsi_lite.sandbox import SandboxError
+
+    from .conftest import write_harbor_task
+
+    root = write_harbor_task(tmp_path / "t", dockerfile="FROM rsi-lite/base:bookworm\n", files={},
+                             test_py="def test_x(): pass\n", solve="true")
+    (root / "task.toml").write_text('[environment]\ndocker_image = "rsi-lite/no-such-image:0"\n')
+    with pytest.raises(SandboxError, match=r"task.toml environment.docker_image = 'rsi-lite/no-such-image:0': not on "
+                                           r"this engine and pulling it failed"):
+        with make_sandbox(load_task(root), backend="docker"):
+            pass

@@ -69,6 +69,17 @@ def test_bad_task_toml_names_file_and_field(tmp_path):
     (root / "task.toml").write_text("[metadata\n")
     with pytest.raises(TaskError, match="task.toml: invalid TOML"):
         load_task(root)
+    (root / "task.toml").write_text("[environment]\ndocker_image = 3\n")
+    with pytest.raises(TaskError, match=r"task.toml: environment.docker_image must be an image name"):
+        load_task(root)
+
+
+def test_docker_image_is_read_from_task_toml(tmp_path):
+    root = write_harbor_task(tmp_path / "t", dockerfile="FROM x\nRUN false\n", files={}, test_py="def test_x(): pass\n",
+                             solve="true")
+    assert load_task(root).environment.docker_image is None
+    (root / "task.toml").write_text('[environment]\ndocker_image = "ghcr.io/org/img:1"\n')
+    assert load_task(root).environment.docker_image == "ghcr.io/org/img:1"
 
 
 def test_a_harbor_task_from_elsewhere_runs_unchanged_under_bubblewrap(tmp_path, bwrap_ok):

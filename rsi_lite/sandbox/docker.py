@@ -1,8 +1,11 @@
 """The Docker backend: builds the task's `environment/Dockerfile` and runs the shell in a container.
 
 For tasks whose Dockerfile needs `RUN` steps, and for parity with Harbor. Talks to the
-engine through the `docker` SDK. The network is off unless the task's `allow_internet`
-is set. No registry is assumed: the generated tasks build `FROM rsi-lite/base:bookworm`,
+engine through the `docker` SDK. The image is built as the task wrote it: the build may use
+the network where there is one (a missing `FROM` image is pulled, `RUN` lines may install);
+the container the agent and verifier get has none unless the task's `allow_internet` is set.
+A task.toml `environment.docker_image` is run as it is (pulled if missing), the Dockerfile
+unused. No registry is assumed: the generated tasks build `FROM rsi-lite/base:bookworm`,
 which `rsi-lite sandbox base-image` makes locally (debootstrap + docker import).
 """
 
@@ -54,6 +57,29 @@ def _tar_of(src: Path, arcname: str) -> bytes:
     return buf.getvalue()
 
 
+def _build_hint(base: str | None, e: Exception) -> str:
+    """What to do about a failed build, when the error says which."""
+    if base and base.startswith("rsi-lite/"):
+        return f"; base image {base} (make it with `rsi-lite sandbox base-image`)"
+    if any(w in str(e).lower() for w in ("pull access denied", "not found", "dial tcp", "lookup ", "timeout")):
+        return (f"; base image {base}: not on this engine and no registry answered (build it locally, or `docker "
+                "load` it, then check again)")
+    return f"; base image {base}" if base else ""
+
+
+def _ensure_image(client, name: str, where: str) -> str:
+    """`name` on the engine, pulled if it is not there yet; a clear error where no registry answers."""
+    try:
+        client.images.get(name)
+    except Exception:
+        try:
+            client.images.pull(name)
+        except Exception as e:
+            raise SandboxError(f"{where} = {name!r}: not on this engine and pulling it failed ({type(e).__name__}: "
+                               f"{e}); `docker load` it or build it locally first") from e
+    return name
+
+
 class DockerSandbox(Sandbox):
     backend = "docker"
 
@@ -63,12 +89,15 @@ class DockerSandbox(Sandbox):
         return docker.from_env()
 
     def _image(self) -> str:
-        ctx = self.environment.context
+        env = self.environment
+        if env.docker_image:  # Harbor: a prebuilt image named in task.toml instead of the Dockerfile
+            return _ensure_image(self._client(), env.docker_image, "task.toml environment.docker_image")
+        ctx = env.context
         if ctx is None:
-            return self.environment.base_image or "rsi-lite/base:bookworm"
+            return env.base_image or "rsi-lite/base:bookworm"
         client = self._client()
         try:  # the tag follows the base image too, so a rebuilt base rebuilds the task images
-            base_id = client.images.get(self.environment.base_image).id if self.environment.base_image else ""
+            base_id = client.images.get(env.base_image).id if env.base_image else ""
         except Exception:
             base_id = ""
         key = hashlib.sha256((_context_hash(ctx) + base_id).encode()).hexdigest()[:16]
@@ -77,12 +106,11 @@ class DockerSandbox(Sandbox):
             try:
                 client.images.get(tag)
             except Exception:
-                try:
-                    client.images.build(path=str(ctx), tag=tag, rm=True, network_mode="none", pull=False)
+                try:  # as the task wrote it: the build may use the network (a missing FROM image is pulled, RUN
+                    # lines may install); the container the agent gets has none (`allow_internet`)
+                    client.images.build(path=str(ctx), tag=tag, rm=True, pull=False)
                 except Exception as e:
-                    base = self.environment.base_image
-                    hint = (" (make it with `rsi-lite sandbox base-image`)" if base and base.startswith("rsi-lite/") else "")
-                    raise SandboxError(f"{ctx}/Dockerfile: docker build failed: {e}; base image {base}{hint}") from e
+                    raise SandboxError(f"{ctx}/Dockerfile: docker build failed: {e}{_build_hint(env.base_image, e)}") from e
             _IMAGES[key] = tag
         return _IMAGES[key]
 

@@ -34,6 +34,9 @@ class EnvironmentSpec:
     context: Path | None = None
     """The Docker build context (environment/), for the backend that builds images."""
     allow_internet: bool = False
+    docker_image: str | None = None
+    """task.toml `environment.docker_image`: a prebuilt image the Docker backend runs instead of building
+    environment/Dockerfile (Harbor's meaning); the other backends ignore it (`ignored_features`)."""
 
 
 @dataclass
@@ -223,6 +226,10 @@ def load_task(path: str | Path) -> Task:
     dockerfile = path / "environment" / "Dockerfile"
     env = parse_dockerfile(dockerfile) if dockerfile.is_file() else EnvironmentSpec()
     env.allow_internet = bool(config.get("environment", {}).get("allow_internet", False))
+    image = config.get("environment", {}).get("docker_image")
+    if image is not None and (not isinstance(image, str) or not image.strip()):
+        raise TaskError(f"{toml_path}: environment.docker_image must be an image name, got {image!r}")
+    env.docker_image = image or None
     return Task(path=path, name=path.name, instruction=inst.read_text(), config=config, environment=env)
 
 
@@ -234,9 +241,8 @@ def ignored_features(task: Task) -> list[str]:
     compose = [p.name for p in (task.environment_dir.glob("docker-compose.y*ml") if task.environment_dir.is_dir() else [])]
     if compose:
         out.append(f"environment/{compose[0]}: companion services are not started")
-    image = task.config.get("environment", {}).get("docker_image")
-    if image:
-        out.append(f"task.toml docker_image = {image!r}: used by the Docker backend only")
+    if task.environment.docker_image:
+        out.append(f"task.toml docker_image = {task.environment.docker_image!r}: used by the Docker backend only")
     return out
 
 
