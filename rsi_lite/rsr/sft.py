@@ -168,6 +168,18 @@ def _finish(model, kept, examples, cfg: SFTConfig, log: list[dict], metrics_path
             "wall_s": round(time.monotonic() - t0, 1)}
 
 
+def _bar_only_callback():
+    from transformers import ProgressCallback
+
+    class BarOnly(ProgressCallback):
+        """transformers' progress bar without the log dict it writes under the bar at every step."""
+
+        def on_log(self, args, state, control, logs=None, **kwargs):
+            pass
+
+    return BarOnly
+
+
 def _train_trl(policy, kept: list, cfg: SFTConfig, opt, sched, progress: bool, curves) -> list[dict]:
     """The masked SFT on TRL's SFTTrainer: stored ids and action masks in, the kit's optimizer and schedule; the
     rows of metrics.jsonl (and `curves`) from its logs."""
@@ -176,7 +188,7 @@ def _train_trl(policy, kept: list, cfg: SFTConfig, opt, sched, progress: bool, c
 
     from datasets import Dataset
     from datasets.utils.logging import disable_progress_bar, enable_progress_bar, is_progress_bar_enabled
-    from transformers import PrinterCallback, TrainerCallback
+    from transformers import PrinterCallback, ProgressCallback, TrainerCallback
     from trl import SFTConfig as TRLSFTConfig
     from trl import SFTTrainer
 
@@ -213,13 +225,10 @@ def _train_trl(policy, kept: list, cfg: SFTConfig, opt, sched, progress: bool, c
         finally:
             if bars:
                 enable_progress_bar()
-        trainer.remove_callback(PrinterCallback)  # without tqdm it prints every log dict; metrics.jsonl has them
+        # every step's log dict is in metrics.jsonl: neither printed (without tqdm) nor written under the bar
+        trainer.remove_callback(PrinterCallback)
+        if progress:
+            trainer.remove_callback(ProgressCallback)
+            trainer.add_callback(_bar_only_callback()())
         trainer.train()
     return log
-
-
-def save_actor(policy, path: Path, state_dict: dict | None = None) -> Path:
-    """Save the actor adapter so that `path/adapter_config.json` exists (written to a temp dir, then renamed)."""
-    from ..policy.model import save_adapter
-
-    return save_adapter(policy, "actor", path, state_dict=state_dict)
