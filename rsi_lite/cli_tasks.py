@@ -95,7 +95,7 @@ def cmd_tasks_pool(a) -> int:
 def cmd_tasks_heldout(a) -> int:
     from .rpr import RPRConfig
     from .rpr_batches import first_frontier_kinds
-    from .rsr.stage import pool_tasks
+    from .stage_io import pool_tasks
     from .records import atomic_dir
     from .tasks.spec import write_task
     from .tasks.suites import eval_fingerprints, kind_specs

@@ -42,9 +42,9 @@ from pathlib import Path
 
 from .rollout import RolloutConfig
 from .rpr import RPRConfig, run_rpr
-from .rsr.sft import SFTConfig
 from .records import read_jsonl, write_json_atomic
-from .rsr.stage import RSRConfig, load_actor, run_rsr
+from .rsr.stage import RSRConfig, run_rsr
+from .stage_io import load_actor
 from .timing import CLOCK
 from .trajectory import read_trajectories
 

@@ -49,6 +49,8 @@ class RPRConfig:
     """The actor to start from: 'base' or an adapter directory (RSR's checkpoint; `--from base` is the control)."""
     model: str = "smollm2-135m"
     """The base model: the bundled alias or a local Hugging Face directory."""
+    dtype: str = "float32"
+    """The base model's precision (`PolicyConfig.dtype`): float32 on a laptop CPU, bfloat16 at scale."""
     critic_from: str = ""
     """A saved critic to inherit (the previous RPR stage's `critic/`); empty: a fresh critic."""
     pool: str = ""
@@ -149,11 +151,11 @@ class RPRConfig:
 
 # ---------------------------------------------------------------- the stage
 
-def load_actor_critic(init: str, critic: str | None, model: str = "smollm2-135m"):
+def load_actor_critic(init: str, critic: str | None, model: str = "smollm2-135m", dtype: str = "float32"):
     from .policy.critic import add_critic
-    from .rsr.stage import load_actor
+    from .stage_io import load_actor
 
-    policy = load_actor(init, model=model)
+    policy = load_actor(init, model=model, dtype=dtype)
     return add_critic(policy, path=critic or None)
 
 
@@ -214,10 +216,9 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
     import torch
 
     from .policy.critic import save_critic
-    from .rsr.sft import save_actor
     from .rewards import family_divisors
     from .records import atomic_dir, write_json_atomic, write_jsonl_atomic
-    from .rsr.stage import config_file, pool_tasks
+    from .stage_io import config_file, pool_tasks, save_actor
     from .tasks import family_check_counts
 
     d = Path(run) / (name or f"rpr-{cycle}")
@@ -240,7 +241,7 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
             done = _finished_steps(d)
             last = done[-1] if done else None
             state["policy"] = load_actor_critic(str(last / "actor") if last else cfg.init,
-                                                str(last / "critic") if last else cfg.critic_from, cfg.model)
+                                                str(last / "critic") if last else cfg.critic_from, cfg.model, cfg.dtype)
             state["optims"] = make_optimizers(state["policy"], cfg)
             if last is not None:
                 saved = torch.load(last / "optim.pt", weights_only=False)

@@ -142,8 +142,9 @@ def update(policy, trajs: list[Trajectory], cfg: "RPRConfig", optims: dict, *, t
     if old_lp is not None:
         row["logprobs/rollout_gap"] = float(((old_lp - rollout_lps).abs() * mask).sum() / mask.sum().clamp(min=1))
     if train_actor and cfg.ppo.whiten_advantages:
-        # whitened over the whole batch's action tokens, as the loss would over one minibatch of everything
-        adv = masked_whiten(adv, mask)
+        # whitened over the whole batch's action tokens (every rank's share, under scale_up's FSDP2), as the loss
+        # would over one minibatch of everything
+        adv = masked_whiten(adv, mask, across_ranks=True)
     ppo_cfg = replace(cfg.ppo, whiten_advantages=False)
     set_trainable(policy, actor=train_actor, critic=True)
     policy.model.train()

@@ -43,18 +43,33 @@ def decoder_layers(model):
     return inner.model.layers
 
 
+def mixed_precision(dtype: str):
+    """FSDP2's precision for a policy of `PolicyConfig.dtype`: below float32, parameters are all-gathered and
+    computed in that dtype (the float32 LoRA adapters and value head too) and gradients reduce-scattered in
+    float32, so the sharded masters and the optimizer stay float32; float32: no casting."""
+    from torch.distributed.fsdp import MixedPrecisionPolicy
+
+    from rsi_lite.policy.model import torch_dtype
+
+    if dtype == "float32":
+        return MixedPrecisionPolicy()
+    return MixedPrecisionPolicy(param_dtype=torch_dtype(dtype), reduce_dtype=torch.float32)
+
+
 def shard(policy, world: int) -> None:
     """FSDP2: each decoder layer, then the whole model (and the value head, when there is a critic), sharded
-    over a 1-D mesh of all ranks. LoRA and critic adapters live inside the layers, so they shard with them."""
+    over a 1-D mesh of all ranks, in the precision of `policy.config.dtype` (`mixed_precision`). LoRA and
+    critic adapters live inside the layers, so they shard with them."""
     from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.fsdp import fully_shard
 
     mesh = init_device_mesh("cuda" if torch.cuda.is_available() else "cpu", (world,))
+    mp = mixed_precision(getattr(policy.config, "dtype", "float32"))
     for layer in decoder_layers(policy.model):
-        fully_shard(layer, mesh=mesh)
-    fully_shard(policy.model, mesh=mesh)
+        fully_shard(layer, mesh=mesh, mp_policy=mp)
+    fully_shard(policy.model, mesh=mesh, mp_policy=mp)
     if getattr(policy, "value_head", None) is not None:
-        fully_shard(policy.value_head, mesh=mesh)
+        fully_shard(policy.value_head, mesh=mesh, mp_policy=mp)
 
 
 def full_state(module, world: int) -> dict:

@@ -2,14 +2,16 @@
 
     torchrun --nproc_per_node=2 -m scale_up.fsdp_check --out sharded.json   # FSDP2 over gloo (CPU) or nccl
     python -m scale_up.fsdp_check --out single.json                         # one process, no sharding
+    ... --dtype bfloat16                                                    # a bf16 base, FSDP2 mixed precision
 
 Both run `rsi_lite.rsr.sft.train_sft` (three masked-SFT steps of the actor adapter) and
 `rsi_lite.rpr_update.update` (two joint PPO updates of actor and critic) on a tiny Llama with LoRA
 actor and critic adapters. Every rank takes its share of the batch; all examples have the
 same length and mask, so the mean of the ranks' token means equals the one-process mean
-and the losses must agree up to float error. Advantage whitening is off here (it would
-normalise over each rank's share, not over the batch: at scale, whiten after an
-all-reduce of the moments). `tests/test_scale_up.py` runs both and compares.
+and the losses must agree up to float error (bfloat16's, with `--dtype bfloat16`). Advantages
+are whitened with moments all-reduced over the ranks (`ppo.masked_whiten(..., across_ranks=True)`),
+so each rank's share is whitened as the whole batch: per-rank whitening would change the losses.
+`tests/test_scale_up.py` runs both and compares.
 """
 
 from __future__ import annotations
@@ -30,18 +32,19 @@ class _Tok:
     eos_token_id = 0
 
 
-def tiny_policy(seed: int = 0):
+def tiny_policy(seed: int = 0, dtype: str = "float32"):
     from peft import LoraConfig, get_peft_model
     from transformers import LlamaConfig, LlamaForCausalLM
 
     from rsi_lite.policy.critic import add_critic
-    from rsi_lite.policy.model import Policy, PolicyConfig
+    from rsi_lite.policy.model import Policy, PolicyConfig, torch_dtype
 
     torch.manual_seed(seed)
     cfg = LlamaConfig(vocab_size=512, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
                       num_attention_heads=4, num_key_value_heads=2)
-    pcfg = PolicyConfig(quantization="lora", lora_r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"])
-    model = get_peft_model(LlamaForCausalLM(cfg), LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"],
+    pcfg = PolicyConfig(quantization="lora", lora_r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"], dtype=dtype)
+    # the base in `dtype`; peft keeps the adapters float32 (as `rsi_lite.policy.model.load_policy` does)
+    model = get_peft_model(LlamaForCausalLM(cfg).to(torch_dtype(dtype)), LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"],
                                                               task_type="CAUSAL_LM"), adapter_name="actor")
     pol = add_critic(Policy(model, _Tok(), pcfg, ["actor"]), seed=seed)
     for n, p in pol.model.named_parameters():  # LoRA B starts at 0; make the adapters non-trivial
@@ -70,7 +73,7 @@ def data(n: int = 4, length: int = 24, seed: int = 1):
     return examples, trajs
 
 
-def run(rank: int, world: int) -> dict:
+def run(rank: int, world: int, dtype: str = "float32") -> dict:
     from rsi_lite.ppo import PPOConfig
     from rsi_lite.rpr import RPRConfig, make_optimizers
     from rsi_lite.rpr_update import update
@@ -80,7 +83,7 @@ def run(rank: int, world: int) -> dict:
     share = len(examples) // world
     mine = slice(rank * share, (rank + 1) * share)
 
-    pol = tiny_policy()
+    pol = tiny_policy(dtype=dtype)
     if world > 1:
         shard(pol, world)
     with tempfile.TemporaryDirectory() as tmp:
@@ -89,25 +92,55 @@ def run(rank: int, world: int) -> dict:
                   metrics_path=log)
         sft = [mean_over_ranks(json.loads(x)["losses/sft"], world) for x in log.read_text().splitlines()]
 
-    pol = tiny_policy()
+    pol = tiny_policy(dtype=dtype)
     if world > 1:
         shard(pol, world)
-    cfg = RPRConfig(minibatch=share, actor_lr=5e-3, critic_lr=5e-3, ppo=PPOConfig(whiten_advantages=False))
+    cfg = RPRConfig(minibatch=share, actor_lr=5e-3, critic_lr=5e-3, ppo=PPOConfig(whiten_advantages=True))
     optims = make_optimizers(pol, cfg)
     ppo = []
     for _ in range(2):
         row = update(pol, trajs[mine], cfg, optims, train_actor=True)
         ppo.append({k: mean_over_ranks(row[k], world) for k in ("losses/policy", "losses/value")})
-    return {"world": world, "sft": sft, "ppo": ppo}
+    # whitened advantages make the first epoch's policy loss 0 by construction: what the actor's updates did shows
+    # in its log-probabilities of the batch's actions afterwards
+    from rsi_lite.policy.critic import token_logprobs
+
+    ids = torch.tensor([t.token_ids for t in trajs[mine]])
+    act = torch.tensor([t.action_mask for t in trajs[mine]])
+    with torch.no_grad():
+        lp = token_logprobs(pol, ids, torch.ones_like(ids), only=act)
+    after = mean_over_ranks(float(lp.sum() / act.sum()), world)
+    return {"world": world, "dtype": dtype, "sft": sft, "ppo": ppo, "actor_logprob_after_ppo": after,
+            "whitened": whitened_rows(rank, world)}
+
+
+WHITEN_ROWS = [[1.0, 2.0, 3.0, 0.0, 5.0, 8.0], [10.0, 20.0, 40.0, 80.0, 0.0, 3.0]]
+WHITEN_MASK = [[1, 1, 1, 0, 1, 1], [1, 1, 1, 1, 0, 1]]
+
+
+def whitened_rows(rank: int, world: int) -> list:
+    """WHITEN_ROWS whitened with `across_ranks=True`, each rank holding its rows, gathered: one process's
+    plain whitening of both rows if the moments really are all-reduced (the rows' moments differ a lot)."""
+    from rsi_lite.ppo import masked_whiten
+
+    x, m = torch.tensor(WHITEN_ROWS), torch.tensor(WHITEN_MASK)
+    rows = slice(rank * len(x) // world, (rank + 1) * len(x) // world)
+    mine = masked_whiten(x[rows], m[rows], across_ranks=True)
+    if world == 1:
+        return mine.tolist()
+    parts = [torch.zeros_like(mine) for _ in range(world)]
+    torch.distributed.all_gather(parts, mine)
+    return torch.cat(parts).tolist()
 
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--dtype", default="float32", help="the base's precision: float32 or bfloat16")
     a = ap.parse_args(argv)
     rank, world = init()
     try:
-        result = run(rank, world)
+        result = run(rank, world, a.dtype)
     finally:
         finish(world)
     if rank == 0:

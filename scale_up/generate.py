@@ -31,7 +31,7 @@ def make_policy(model: str, adapter: str | None, *, use_vllm: bool, tp: int = 1)
 
         path = resolve_model(model)
         return VLLMPolicy(AutoTokenizer.from_pretrained(path), vllm_engine(path, tensor_parallel=tp), adapter)
-    from rsi_lite.rsr.stage import load_actor
+    from rsi_lite.stage_io import load_actor
 
     return load_actor(adapter or "base", model=model)
 
@@ -51,7 +51,7 @@ def rpr(run: Path, stage: str, k: int, use_vllm: bool, tp: int, workers: int | N
     from rsi_lite.trajectory import write_trajectories
     from rsi_lite.rpr import RPRConfig, step_jobs, step_rollout
     from rsi_lite.records import write_json_atomic
-    from rsi_lite.rsr.stage import pool_tasks
+    from rsi_lite.stage_io import pool_tasks
     from rsi_lite.tasks import family_check_counts
 
     d = Path(run) / stage

@@ -31,7 +31,8 @@ from pathlib import Path
 from rsi_lite.loop import EvalConfig, Profile, profile, start
 from rsi_lite.rpr import RPRConfig, run_rpr, schedule
 from rsi_lite.records import write_json_atomic
-from rsi_lite.rsr.stage import RSRConfig, config_file, run_rsr, stage_dir
+from rsi_lite.rsr.stage import RSRConfig, run_rsr, stage_dir
+from rsi_lite.stage_io import config_file
 from rsi_lite.trajectory import read_trajectories, write_trajectories
 
 
@@ -171,20 +172,21 @@ def merge_shards(step: Path, shards: int) -> None:
 
 
 def scale_profile(plan_config: Path, model: str) -> Profile:
-    """The `gpu` profile with the paper's hyper-parameters from a scale_up plan config."""
-    c = json.loads(Path(plan_config).read_text())
+    """The `gpu` profile with a scale_up plan config's `rsr` and `rpr` blocks laid over it (the paper's
+    hyper-parameters in `scale_up/configs/`): the stage configs `scale_up.plan` computes its figures from."""
+    from .plan import Plan
+
+    plan = Plan.load(plan_config)
     p = profile("gpu")
     p.model = model
-    p.rpr.batch_tasks = c["batch_tasks"]
-    p.rpr.actor_lr, p.rpr2_actor_lr = c["actor_lr"]
-    p.rpr.critic_lr = c["critic_lr"]
-    p.rpr.ppo.ratio_low, p.rpr.ppo.ratio_high = c["ratio_clip"]
-    p.rpr.ppo.kl_coef, p.rpr.ppo.ent_coef = c["kl_coef"], c["ent_coef"]
-    p.rsr.runbooks_per_success, p.rsr.resolves_per_runbook = c["runbooks_per_success"], c["resolves_per_runbook"]
+    p.rsr, p.rpr = plan.stage_configs()
+    if plan.rpr2_actor_lr is not None:
+        p.rpr2_actor_lr = plan.rpr2_actor_lr
     return p
 
 
-def main(argv=None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The launcher's flags (the job scripts' command lines are parsed with it in the tests)."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--run", required=True)
     ap.add_argument("--launcher", choices=["local", "slurm", "ray"], default="local")
@@ -197,7 +199,11 @@ def main(argv=None) -> int:
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--control", action="append", default=[], choices=["direct-ppo", "critic-reset", "reward-fdr"])
     ap.add_argument("--seeds", type=int, nargs="+", default=[0])
-    a = ap.parse_args(argv)
+    return ap
+
+
+def main(argv=None) -> int:
+    a = build_parser().parse_args(argv)
     cls = {"local": LocalLauncher, "slurm": SlurmLauncher, "ray": RayLauncher}[a.launcher]
     launcher = cls(a.nodes, a.nproc, vllm=not a.no_vllm)
     if a.launcher == "ray":

@@ -11,11 +11,10 @@ finishes the stage without loading a model. `ppo` updates on DIR/rpr-N/step-K/ro
 writes step K like `run_rpr` does (actor/, critic/, metrics.json, trajectories.jsonl, DONE),
 plus its optimizer shards (optim-rank*.pt; resuming needs the same world size).
 
-Each rank loads the model, takes its equal share of the examples or episodes, and runs
-`rsi_lite.rsr.sft.train_sft` / `rsi_lite.rpr_update.update` unchanged; FSDP2 averages gradients
-across ranks. Loading is plain (every rank reads the whole checkpoint, then shards): fine for
-the adapters, and for a 27B base in bf16 a node needs 8 x 54 GB of host memory for a moment;
-meta-device initialisation plus `set_model_state_dict` would avoid that (not built).
+Each rank loads its shards of the model (`scale_up.sharded_load`: built on the meta device, sharded,
+then each rank reads only its rows of the safetensors), takes its equal share of the examples or
+episodes, and runs `rsi_lite.rsr.sft.train_sft` / `rsi_lite.rpr_update.update` unchanged; FSDP2
+averages gradients across ranks, in the precision of the stage config's `dtype`.
 """
 
 from __future__ import annotations
@@ -32,11 +31,28 @@ import torch
 from . import dist as D
 
 
+def _actor(cfg, init: str, world: int, critic: str | None = None):
+    """The stage's actor (and critic: None for none, "" for a fresh one): sharded loading over the ranks
+    (`scale_up.sharded_load`: no rank reads the whole base), the laptop's loading for one process."""
+    from rsi_lite.policy.critic import add_critic
+    from rsi_lite.policy.model import PolicyConfig
+    from rsi_lite.stage_io import load_actor
+
+    from .sharded_load import load_sharded
+
+    if world > 1:
+        return load_sharded(PolicyConfig(model=cfg.model, dtype=cfg.dtype), world,
+                            adapter=None if init == "base" else init, critic=critic)
+    policy = load_actor(init, model=cfg.model, dtype=cfg.dtype)
+    return add_critic(policy, path=critic or None) if critic is not None else policy
+
+
 def sft(run: Path, cycle: int, rank: int, world: int) -> None:
     from rsi_lite.rsr.clean import Example
-    from rsi_lite.rsr.sft import save_actor, train_sft
+    from rsi_lite.rsr.sft import train_sft
     from rsi_lite.records import read_jsonl, write_json_atomic, write_jsonl_atomic
-    from rsi_lite.rsr.stage import RSRConfig, load_actor, stage_dir
+    from rsi_lite.rsr.stage import RSRConfig, stage_dir
+    from rsi_lite.stage_io import save_actor
 
     d = stage_dir(run, cycle)
     if (d / "checkpoint" / "adapter_config.json").is_file():
@@ -50,9 +66,7 @@ def sft(run: Path, cycle: int, rank: int, world: int) -> None:
     examples = [Example.from_dict(r) for r in read_jsonl(d / "dataset.jsonl")]
     kept = [e for e in examples if len(e.input_ids) <= cfg.sft.max_len and sum(e.loss_mask)]
     # fewer examples than ranks: every rank trains on none (as the laptop does with an empty dataset)
-    policy = load_actor(cfg.init, model=cfg.model)
-    if world > 1:
-        D.shard(policy, world)
+    policy = _actor(cfg, cfg.init, world)
     log = d / f"metrics.rank{rank}.jsonl"
     # the kit's loop under FSDP2: TRL's trainer would wrap the sharded model again (rsi_lite.rsr.sft)
     summary = train_sft(policy, D.equal_share(kept, rank, world), replace(cfg.sft, loop="kit"), metrics_path=log)
@@ -74,10 +88,9 @@ def sft(run: Path, cycle: int, rank: int, world: int) -> None:
 def ppo(run: Path, stage: str, k: int, rank: int, world: int) -> None:
     from rsi_lite.policy.critic import save_critic
     from rsi_lite.trajectory import read_trajectories
-    from rsi_lite.rpr import (RPRConfig, init_value_bias, load_actor_critic, make_optimizers, prune_old_steps,
-                              schedule)
+    from rsi_lite.rpr import RPRConfig, init_value_bias, make_optimizers, prune_old_steps, schedule
     from rsi_lite.rpr_update import update
-    from rsi_lite.rsr.sft import save_actor
+    from rsi_lite.stage_io import save_actor
     from rsi_lite.records import write_json_atomic
 
     d = Path(run) / stage
@@ -92,12 +105,10 @@ def ppo(run: Path, stage: str, k: int, rank: int, world: int) -> None:
         raise FileNotFoundError(f"{prev}/DONE: missing; steps run in order")
     if prev is not None and json.loads((prev / "world.json").read_text())["world"] != world:
         raise ValueError(f"{prev}/world.json: the optimizer shards were written by another world size")
-    policy = load_actor_critic(str(prev / "actor") if prev else cfg.init,
-                               str(prev / "critic") if prev else cfg.critic_from, cfg.model)
+    policy = _actor(cfg, str(prev / "actor") if prev else cfg.init, world,
+                    critic=str(prev / "critic") if prev else (cfg.critic_from or ""))
     trajs = read_trajectories(step / "rollouts.jsonl")
-    bias = init_value_bias(policy, trajs, cfg.reward)  # the whole batch, before sharding: the same on every rank
-    if world > 1:
-        D.shard(policy, world)
+    bias = init_value_bias(policy, trajs, cfg.reward)  # the whole batch's mean: the same on every rank
     optims = make_optimizers(policy, cfg)
     if prev is not None:
         saved = torch.load(prev / f"optim-rank{rank}.pt", weights_only=False)

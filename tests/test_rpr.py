@@ -198,7 +198,6 @@ def test_critic_saves_and_loads_on_its_own(tok, tmp_path):
         v1, lp1 = values(pol, ids, att), token_logprobs(pol, ids, att)
     # a second policy (same base and actor weights, other critic) takes the saved critic
     other = tiny_actor_critic(tok, seed=0)
-    from peft import PeftModel  # noqa: F401  (load_adapter lives on the PeftModel)
     other.model.delete_adapter("critic")
     other.adapters.remove("critic")
     add_critic(other, path=tmp_path / "critic")

@@ -15,7 +15,8 @@ from rsi_lite.rsr.leakage import find_leaks
 from rsi_lite.rsr.review import review
 from rsi_lite.rsr.runbook import extractive_runbook, parse_runbook, render, validate
 from rsi_lite.rsr.sft import SFTConfig, masked_nll, train_sft
-from rsi_lite.rsr.stage import RSRConfig, accept, config_file, run_rsr, select_sources
+from rsi_lite.rsr.stage import RSRConfig, accept, run_rsr, select_sources
+from rsi_lite.stage_io import config_file
 from rsi_lite.tasks import find_tasks, load_task
 
 from .conftest import TASKS, scripted_trajectory
@@ -326,7 +327,7 @@ def test_rsr_stage_end_to_end_and_resumable(tmp_path, bwrap_ok):
 
 
 def test_pool_difficulty_and_family_filters(tmp_path):
-    from rsi_lite.rsr.stage import pool_tasks
+    from rsi_lite.stage_io import pool_tasks
 
     for name in ("core-000-file_ops-easy", "core-004-file_ops-medium", "core-005-text_processing-easy"):
         shutil.copytree(TASKS / "core" / name, tmp_path / "pool" / name)

@@ -113,7 +113,7 @@ def _measure(args: dict, q) -> None:
     from ..trajectory import read_trajectories
 
     from ..policy.critic import token_logprobs
-    from ..rsr.stage import load_actor
+    from ..stage_io import load_actor
 
     if args["init"]:
         policy = add_critic(load_actor(args["init"], quantization=args["quantization"]))

@@ -108,7 +108,8 @@ def values(policy, input_ids, attention_mask):
         # logits_to_keep=1: the value head reads hidden states; [B, T, vocab] logits would be wasted memory
         out = policy.model(input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=True,
                            logits_to_keep=1)
-    return policy.value_head(out.hidden_states[-1].float()).squeeze(-1)
+    # float32 values whatever the compute precision (under FSDP2's bf16 mixed precision the head computes in bf16)
+    return policy.value_head(out.hidden_states[-1].float()).squeeze(-1).float()
 
 
 def token_logprobs(policy, input_ids, attention_mask, temperature: float = 1.0, only=None):

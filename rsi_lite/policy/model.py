@@ -185,6 +185,12 @@ class PolicyConfig:
     device: str = "auto"
     """'auto' (CUDA when present, else the CPU), 'cpu' or 'cuda'. Training and scoring put their
     tensors on the model's device, so nothing else needs to know."""
+    dtype: str = "float32"
+    """The base model's precision: 'float32' (the laptop CPU: bf16 matmuls are slow without AVX-512) or
+    'bfloat16' (GPUs, scale_up: half the memory). LoRA adapters and the value head stay float32 either way
+    (peft upcasts adapters on a bf16 base), so the trained weights, their optimizer states and the saved
+    adapters are float32; under FSDP2 the compute is cast to this dtype and gradients reduced in float32
+    (`scale_up.dist.shard`). 4-bit bases compute in this dtype."""
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -198,6 +204,18 @@ class Policy:
     adapters: list[str] = field(default_factory=list)
     value_head: object = None
     """The critic's scalar head (`policy.critic.add_critic`); None without a critic."""
+
+
+DTYPES = ("float32", "bfloat16", "float16")
+
+
+def torch_dtype(name: str):
+    """'float32' | 'bfloat16' | 'float16' -> the torch dtype; anything else a clear error."""
+    import torch
+
+    if name not in DTYPES:
+        raise ValueError(f"PolicyConfig.dtype must be one of {', '.join(DTYPES)}, got {name!r}")
+    return getattr(torch, name)
 
 
 def _device(cfg: PolicyConfig) -> str:
@@ -228,13 +246,14 @@ def _load_policy(cfg: PolicyConfig | None, adapter_path) -> Policy:
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token
     tok.padding_side = "left"  # batched generation appends to the right of every prompt
-    kwargs: dict = {"dtype": torch.float32}
+    dtype = torch_dtype(cfg.dtype)
+    kwargs: dict = {"dtype": dtype}
     if cfg.quantization == "4bit":
         from transformers import BitsAndBytesConfig
 
         kwargs["device_map"] = {"": 0} if _device(cfg) == "cuda" else None
         kwargs["quantization_config"] = BitsAndBytesConfig(
-            load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_compute_dtype=torch.float32,
+            load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_compute_dtype=dtype,
             bnb_4bit_use_double_quant=False)
     model = AutoModelForCausalLM.from_pretrained(path, **kwargs)
     if cfg.quantization != "4bit" and _device(cfg) != "cpu":

@@ -17,7 +17,6 @@ continues where a killed run stopped. `DONE` is written last.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -29,7 +28,8 @@ from .leakage import find_leaks, ngrams
 from .prefix import cut_after, passing_prefixes
 from .review import Verdict, model_review, review
 from .runbook import extractive_runbook, model_runbooks, render
-from .sft import SFTConfig, save_actor, train_sft
+from ..stage_io import config_file, load_actor, pool_tasks, save_actor
+from .sft import SFTConfig, train_sft
 
 
 @dataclass
@@ -40,6 +40,8 @@ class RSRConfig:
     """The actor to start from: 'base' or a saved adapter directory (the previous stage's checkpoint)."""
     model: str = "smollm2-135m"
     """The base model: the bundled alias or a local Hugging Face directory."""
+    dtype: str = "float32"
+    """The base model's precision (`PolicyConfig.dtype`): float32 on a laptop CPU, bfloat16 at scale."""
     pool: str = ""
     """Directory of training tasks; empty: the generated pool (`rsi-lite tasks pool`) of `pool_size` tasks in DIR."""
     pool_size: int = 360
@@ -110,24 +112,6 @@ def stage_dir(run: Path, cycle: int, suffix: str = "") -> Path:
 
 
 # ---------------------------------------------------------------- the steps
-
-def pool_tasks(run: Path, cfg: RSRConfig):
-    from ..tasks import find_tasks
-    from ..tasks.suites import write_pool
-
-    if cfg.pool:
-        tasks = find_tasks(Path(cfg.pool))
-        if not tasks:
-            raise FileNotFoundError(f"pool: {cfg.pool} holds no tasks")
-    else:
-        pool = Path(run) / "pool"
-        if not (pool / "DONE").is_file():
-            write_pool(pool, cfg.pool_size)
-            (pool / "DONE").write_text("")
-        tasks = find_tasks(pool)
-    difficulty, families = getattr(cfg, "pool_difficulty", None), getattr(cfg, "pool_families", None)
-    return [t for t in tasks if (not difficulty or t.difficulty in difficulty) and (not families or t.family in families)]
-
 
 def discover(policy, tasks, cfg: RSRConfig, out: Path, progress=False) -> list[Trajectory]:
     """Step 1: every task under every discovery harness, `discovery_samples` times, then, when `retry_samples` is
@@ -269,17 +253,6 @@ def build_dataset(tokenizer, trajs: list[Trajectory], source: str, per_task: int
 
 # ---------------------------------------------------------------- the stage
 
-def load_actor(init: str, quantization: str = "lora", model: str = "smollm2-135m"):
-    from ..policy.model import PolicyConfig, load_policy
-
-    cfg = PolicyConfig(model=model, quantization=quantization)
-    if init == "base":
-        return load_policy(cfg)
-    if not (Path(init) / "adapter_config.json").is_file():
-        raise FileNotFoundError(f"{init}/adapter_config.json: missing (RSRConfig.init is 'base' or a saved adapter)")
-    return load_policy(cfg, adapter_path=init)
-
-
 def run_rsr(run: Path, cycle: int, cfg: RSRConfig | None = None, *, policy=None, progress: bool = False,
             until: str | None = None) -> dict | None:
     """Run (or resume) the stage; return the funnel. `until="dataset"` stops once dataset.jsonl is written
@@ -296,7 +269,7 @@ def run_rsr(run: Path, cycle: int, cfg: RSRConfig | None = None, *, policy=None,
 
     def actor():
         if loaded[0] is None:
-            loaded[0] = load_actor(cfg.init, model=cfg.model)
+            loaded[0] = load_actor(cfg.init, model=cfg.model, dtype=cfg.dtype)
         return loaded[0]
 
     tasks = pool_tasks(run, cfg)
@@ -400,7 +373,7 @@ def run_discovery_ablation(run: Path, cycle: int, *, progress: bool = False) -> 
         return json.loads((d / "summary.json").read_text())
     if not (src / "successes.jsonl").is_file():
         raise FileNotFoundError(f"{src}/successes.jsonl: run the RSR stage's discovery first")
-    policy = load_actor(cfg.init, model=cfg.model)
+    policy = load_actor(cfg.init, model=cfg.model, dtype=cfg.dtype)
     found = read_trajectories(src / "discovery.jsonl")
     examples, bad = build_dataset(policy.tokenizer, [t for t in found if t.verifier.get("strict")], "discovery",
                                   cfg.max_examples_per_task)
@@ -412,29 +385,3 @@ def run_discovery_ablation(run: Path, cycle: int, *, progress: bool = False) -> 
     write_json_atomic(d / "summary.json", summary)
     (d / "DONE").write_text("")
     return summary
-
-
-PATH_FIELDS = ("init", "critic_from", "pool", "model")
-"""Config fields that may hold a path: compared as the files they name, not as strings."""
-
-
-def _same_files(d: dict) -> dict:
-    return {k: os.path.realpath(v) if k in PATH_FIELDS and isinstance(v, str) and "/" in v else v
-            for k, v in d.items()}
-
-
-def config_file(d: Path, cfg, cls):
-    """A stage's config: the one on disk when resuming (a changed config would mix two stages' files).
-    Paths are compared as the files they name, so `runs/x` and `/home/me/runs/x` are the same run."""
-    path = d / "config.json"
-    if path.is_file():
-        on_disk = cls.from_dict(json.loads(path.read_text()))
-        asked, saved = (_same_files(cfg.to_dict()), _same_files(on_disk.to_dict())) if cfg is not None else ({}, {})
-        if asked != saved:
-            diff = sorted(k for k in asked.keys() | saved.keys() if asked.get(k) != saved.get(k))
-            raise ValueError(f"{path}: the stage was started with another config ({', '.join(diff)} differ); "
-                             "use a new run directory")
-        return on_disk
-    cfg = cfg or cls()
-    write_json_atomic(path, cfg.to_dict())
-    return cfg
