@@ -15,10 +15,11 @@ estimator (no bootstrap; `advantages` documents the bootstrap for cut sequences)
 forward as training, so the first ratio is exactly 1; the gap to the rollout's own
 log-probabilities (sampled at `rollout.temperature`) is logged as `logprobs/rollout_gap`.
 
-Files in `DIR/rpr-N/`: config.json; step-KKK/ per finished step (metrics.json,
-trajectories.jsonl, and for the newest step actor/, critic/, optim.pt; DONE last), so a
-killed run resumes at the first unfinished step; at the end metrics.jsonl, actor/,
-critic/, summary.json and DONE. Learning rates are scaled for LoRA on a 135M model:
+Files in `DIR/rpr-N/`: config.json; step-KKK/ per step (rollouts.jsonl and rollout.json once
+rolled out; then metrics.json, trajectories.jsonl, world.json, and for the newest two steps
+actor/, critic/, optim-rank*.pt; DONE last: the protocol of `roll_out_step` and `update_step`,
+which scale_up runs too), so a killed run resumes at the first unfinished step, at its update
+if its rollouts are whole; at the end metrics.jsonl, actor/, critic/, summary.json and DONE. Learning rates are scaled for LoRA on a 135M model:
 the paper's 5e-7 (actor) and 1.5e-5 (critic) are for full weights of a 27B model; LoRA
 needs larger steps, so the defaults keep the paper's ordering (critic faster than actor)
 at 1e-4 and 5e-4, from a measured sweep (`python -m rsi_lite.bench.update --actor-lr ...`) and runs.
@@ -195,7 +196,7 @@ def _finished_steps(d: Path) -> list[Path]:
 
 
 def prune_old_steps(d: Path, keep: int = 2) -> None:
-    """Drop the weights and optimizer states (optim.pt, or a sharded run's optim-rank*.pt) of all but the newest
+    """Drop the weights and optimizer states (optim-rank*.pt) of all but the newest
     `keep` finished steps: a kill before the next DONE resumes from the newest; one spare."""
     import shutil
 
@@ -203,6 +204,112 @@ def prune_old_steps(d: Path, keep: int = 2) -> None:
         for part in old.iterdir():
             if part.name in ("actor", "critic") or part.name.startswith("optim"):
                 shutil.rmtree(part, ignore_errors=True) if part.is_dir() else part.unlink(missing_ok=True)
+
+
+# ---------------------------------------------------------------- one step, written once
+#
+# The laptop (`run_rpr`) and scale_up (`scale_up.generate rpr` on each node, then `torchrun -m scale_up.train
+# ppo`) run a step with the same two functions and leave the same files:
+#   step-K/rollouts.jsonl, rollout.json      the batch's episodes and how they were drawn (rollouts.jsonl last:
+#                                            its presence means the rollouts are whole; a shard of nodes writes
+#                                            rollouts.part-I-of-N.jsonl, merged by the driver)
+#   step-K/actor/, critic/, optim-rank{R}.pt, world.json, metrics.json, trajectories.jsonl, DONE   the update
+# A step is finished once its DONE exists. Killed after its rollouts, a step resumes at the update, from the
+# previous step's weights (the rollouts' own); killed before, it rolls out again.
+
+def roll_out_step(policy, cfg: RPRConfig, tasks, d: Path, k: int, divisors: dict, *, name: str, kinds=None,
+                  rollout: RolloutConfig | None = None, shard: int = 0, shards: int = 1, progress: bool = False) -> None:
+    """Step k's batch (`step_jobs`: the batch rule reads the earlier steps' verdicts in d), this shard's share of
+    it (items shard, shard + shards, ...) rolled out by `policy`, written to d/step-K."""
+    from .records import write_json_atomic
+
+    step = d / f"step-{k:03d}"
+    phase, jobs, drew = step_jobs(cfg, tasks, d, k, kinds)
+    part = "" if shards == 1 else f".part-{shard}-of-{shards}"
+    t0 = time.monotonic()
+    trajs = run_episodes(policy, jobs[shard::shards], rollout or step_rollout(cfg, k), policy_name=f"{name}:{k}",
+                         reward_divisors=divisors, progress=progress)
+    step.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(step / f"rollout{part}.json", {"rollout_s": round(time.monotonic() - t0, 1), "phase": phase,
+                                                     "batch": drew})
+    write_trajectories(trajs, step / f"rollouts{part}.jsonl")
+
+
+def update_step(policy, optims: dict, cfg: RPRConfig, d: Path, k: int, *, rank: int = 0, world: int = 1,
+                share=None, reduce=None, full_state=None) -> dict:
+    """Step k's update on d/step-K/rollouts.jsonl, then its files (see above); return its metrics row.
+
+    Sharded (scale_up): `share(trajs)` is this rank's equal share, `reduce(x)` the mean of a float over the
+    ranks, `full_state(module)` a module's gathered state dict (collectives: every rank calls this function);
+    rank 0 writes the weights, each rank its optimizer shard. One process: the identities."""
+    import shutil
+
+    import torch
+
+    from .policy.critic import save_critic
+    from .records import write_json_atomic
+    from .stage_io import save_actor
+    from .trajectory import read_trajectories
+
+    step = d / f"step-{k:03d}"
+    trajs = read_trajectories(step / "rollouts.jsonl")
+    info = json.loads((step / "rollout.json").read_text())
+    if len(trajs) < world:
+        raise ValueError(f"{step}/rollouts.jsonl: {len(trajs)} episodes cannot be shared by {world} ranks "
+                         "(batch_tasks and warmup_tasks must be at least the number of GPUs)")
+    phase = schedule(cfg)[k][0]
+    bias = init_value_bias(policy, trajs, cfg.reward)  # the whole batch's mean: the same on every rank
+    t1 = time.monotonic()
+    with CLOCK.phase("train/ppo"):
+        row = update(policy, share(trajs) if share else trajs, cfg, optims, train_actor=phase == "joint",
+                     epochs=cfg.warmup_epochs if phase == "warmup" else None, step=k)
+    if reduce is not None:
+        row = {key: reduce(v) if isinstance(v, float) else v for key, v in row.items()}
+    if bias is not None:
+        row["critic/bias_init"] = bias
+    earlier = [json.loads((s / "metrics.json").read_text()) for s in _finished_steps(d)]
+    any_success = int(any(t.verifier.get("strict") for t in trajs))
+    drew = info.get("batch", {})
+    row.update({"step": k, "phase": phase, "rollout_s": info.get("rollout_s", 0.0),
+                "update_s": round(time.monotonic() - t1, 1), "world": world,
+                # the whole batch's, not this rank's share
+                "success/mean": sum(t.verifier["strict"] for t in trajs) / len(trajs),
+                "reward/mean": sum(t.rewards[cfg.reward] for t in trajs) / len(trajs),
+                "tokens/generated": sum(t.tokens["generated"] for t in trajs),
+                "batch/rule": drew.get("rule"), "batch/tasks": drew.get("tasks"), "batch/learnable": drew.get("learnable"),
+                "batch/explore": drew.get("explore"), "batch/kinds": drew.get("kinds"), "success/any": any_success,
+                "success/batches_with_any": (sum(m.get("success/any", 0) for m in earlier) + any_success)
+                / (len(earlier) + 1)})
+    model_state = full_state(policy.model) if full_state else None
+    head_state = full_state(policy.value_head) if full_state else None
+    torch.save({name: o.state_dict() for name, o in optims.items()}, step / f"optim-rank{rank}.pt")
+    if world > 1:
+        torch.distributed.barrier()
+    if rank == 0:
+        save_actor(policy, step / "actor", state_dict=model_state)
+        save_critic(policy, step / "critic", state_dict=model_state, head_state=head_state)
+        shutil.copyfile(step / "rollouts.jsonl", step / "trajectories.jsonl")
+        write_json_atomic(step / "world.json", {"world": world})
+        write_json_atomic(step / "metrics.json", row)
+        (step / "DONE").write_text("")
+        prune_old_steps(d)
+    return row
+
+
+def load_optimizers(optims: dict, step: Path, rank: int, world: int) -> None:
+    """The optimizer states a finished step saved for this rank (a stage continues with as many ranks)."""
+    import torch
+
+    saved_world = json.loads((step / "world.json").read_text())["world"] if (step / "world.json").is_file() else 1
+    if saved_world != world:
+        raise ValueError(f"{step}/world.json: the optimizer states were written by {saved_world} rank(s), "
+                         f"this run has {world}")
+    path = step / f"optim-rank{rank}.pt"
+    if not path.is_file() and (step / "optim.pt").is_file():  # a run directory from before the shared protocol
+        path = step / "optim.pt"
+    saved = torch.load(path, weights_only=False)
+    for name, o in optims.items():
+        o.load_state_dict(saved[name])
 
 
 def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bool = False,
@@ -213,12 +320,9 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
     DONE marker, so a killed run continues at the first unfinished one."""
     import shutil
 
-    import torch
-
-    from .policy.critic import save_critic
     from .rewards import family_divisors
     from .records import atomic_dir, write_json_atomic, write_jsonl_atomic
-    from .stage_io import config_file, pool_tasks, save_actor
+    from .stage_io import config_file, pool_tasks
     from .tasks import family_check_counts
 
     d = Path(run) / (name or f"rpr-{cycle}")
@@ -244,9 +348,7 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
                                                 str(last / "critic") if last else cfg.critic_from, cfg.model, cfg.dtype)
             state["optims"] = make_optimizers(state["policy"], cfg)
             if last is not None:
-                saved = torch.load(last / "optim.pt", weights_only=False)
-                for name_, o in state["optims"].items():
-                    o.load_state_dict(saved[name_])
+                load_optimizers(state["optims"], last, 0, 1)
         return state["policy"]
 
     kinds = kind_map(tasks)  # every task's kind, once: the probes count by it, the kind rule draws by it
@@ -265,38 +367,10 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
                 (tmp / "DONE").write_text("")
             curves.add({key: row[key] for key in ("pool_success", "tasks_solved", "tasks_learnable")}, k, prefix="probe/")
             continue
-        phase, jobs, drew = step_jobs(cfg, tasks, d, k, kinds)
-        policy = actor()
-        t0 = time.monotonic()
-        trajs = run_episodes(policy, jobs, step_rollout(cfg, k), policy_name=f"rpr-{cycle}:{k}",
-                             reward_divisors=divisors, progress=progress)
-        t1 = time.monotonic()
-        bias = init_value_bias(policy, trajs, cfg.reward)
-        with CLOCK.phase("train/ppo"):
-            row = update(policy, trajs, cfg, state["optims"], train_actor=phase == "joint",
-                         epochs=cfg.warmup_epochs if phase == "warmup" else None, step=k)
-        if bias is not None:
-            row["critic/bias_init"] = bias
-        earlier = [json.loads((s / "metrics.json").read_text()) for s in _finished_steps(d)]
-        any_success = int(any(t.verifier.get("strict") for t in trajs))
-        row.update({"step": k, "phase": phase, "rollout_s": round(t1 - t0, 1),
-                    "update_s": round(time.monotonic() - t1, 1), "batch/rule": drew["rule"],
-                    "batch/tasks": drew["tasks"], "batch/learnable": drew.get("learnable"),
-                    "batch/explore": drew.get("explore"), "batch/kinds": drew.get("kinds"), "success/any": any_success,
-                    "success/batches_with_any": (sum(m.get("success/any", 0) for m in earlier) + any_success)
-                    / (len(earlier) + 1)})
-        # a step is finished once its DONE exists; a killed step is redone from the previous step's weights
-        if part.exists():
-            shutil.rmtree(part)
-        part.mkdir()
-        save_actor(policy, part / "actor")
-        save_critic(policy, part / "critic")
-        torch.save({name_: o.state_dict() for name_, o in state["optims"].items()}, part / "optim.pt")
-        write_trajectories(trajs, part / "trajectories.jsonl")
-        write_json_atomic(part / "metrics.json", row)
-        (part / "DONE").write_text("")
+        if not (part / "rollouts.jsonl").is_file():
+            roll_out_step(actor(), cfg, tasks, d, k, divisors, name=f"rpr-{cycle}", kinds=kinds, progress=progress)
+        row = update_step(actor(), state["optims"], cfg, d, k)
         curves.add(row, k)
-        prune_old_steps(d)
     curves.close()
     steps = _finished_steps(d)
     metrics = [json.loads((s / "metrics.json").read_text()) for s in steps]

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import time
 from pathlib import Path
 
 
@@ -46,11 +45,10 @@ def rsr(run: Path, cycle: int, use_vllm: bool, tp: int) -> None:
 
 
 def rpr(run: Path, stage: str, k: int, use_vllm: bool, tp: int, workers: int | None) -> None:
+    """Step k's rollouts (this node's shard of the batch) by `rsi_lite.rpr.roll_out_step`, the laptop's own."""
     from rsi_lite.rewards import family_divisors
-    from rsi_lite.rollout import RolloutConfig, run_episodes
-    from rsi_lite.trajectory import write_trajectories
-    from rsi_lite.rpr import RPRConfig, step_jobs, step_rollout
-    from rsi_lite.records import write_json_atomic
+    from rsi_lite.rollout import RolloutConfig
+    from rsi_lite.rpr import RPRConfig, roll_out_step, step_rollout
     from rsi_lite.stage_io import pool_tasks
     from rsi_lite.tasks import family_check_counts
 
@@ -64,25 +62,17 @@ def rpr(run: Path, stage: str, k: int, use_vllm: bool, tp: int, workers: int | N
         raise FileNotFoundError(f"{prev}/DONE: missing; train step {k - 1} first (python -m scale_up.train ppo ...)")
     adapter = str(prev / "actor") if k else (None if cfg.init == "base" else cfg.init)
     tasks = pool_tasks(run, cfg)
-    phase, batch, _ = step_jobs(cfg, tasks, d, k)  # the frontier rule reads the earlier steps' verdicts in d
     # several nodes at once (srun or the Ray launcher): this process rolls out items shard, shard + shards, ...
     shard = int(os.environ.get("SHARD", os.environ.get("SLURM_PROCID", "0")))
     shards = int(os.environ.get("SHARDS", os.environ.get("SLURM_NTASKS", "1")))
-    batch = batch[shard::shards]
-    part = "" if shards == 1 else f".part-{shard}-of-{shards}"
     rc = step_rollout(cfg, k)
     if workers:
         rc = RolloutConfig(**{**rc.to_dict(), "workers": workers})
     if use_vllm:
         rc = RolloutConfig(**{**rc.to_dict(), "engine": "continuous"})
     policy = make_policy(cfg.model, adapter, use_vllm=use_vllm, tp=tp)
-    t0 = time.monotonic()
-    trajs = run_episodes(policy, batch, rc, policy_name=f"{stage}:{k}",
-                         reward_divisors=family_divisors(family_check_counts(tasks)), progress=True)
-    step.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(step / f"rollout{part}.json", {"rollout_s": round(time.monotonic() - t0, 1), "phase": phase,
-                                                     "adapter": adapter, "vllm": use_vllm})
-    write_trajectories(trajs, step / f"rollouts{part}.jsonl")  # last: its presence means these rollouts are whole
+    roll_out_step(policy, cfg, tasks, d, k, family_divisors(family_check_counts(tasks)), name=stage, rollout=rc,
+                  shard=shard, shards=shards, progress=True)
 
 
 def evaluate(out: Path, checkpoint: str, model: str, use_vllm: bool, tp: int) -> None:

@@ -6,10 +6,11 @@
 They read and write the same stage files as the laptop (`rsi_lite.rsr.stage`, `rsi_lite.rpr`):
 `sft` trains on DIR/rsr-N/dataset.jsonl (written by `scale_up.generate rsr`) and writes
 checkpoint/, sft.json and metrics.jsonl, after which `rsi-lite rsr --run DIR --cycle N`
-finishes the stage without loading a model. `ppo` updates on DIR/rpr-N/step-K/rollouts.jsonl
-(written by `scale_up.generate rpr`) from step K-1's actor, critic and optimizer shards and
-writes step K like `run_rpr` does (actor/, critic/, metrics.json, trajectories.jsonl, DONE),
-plus its optimizer shards (optim-rank*.pt; resuming needs the same world size).
+finishes the stage without loading a model. `ppo` is `rsi_lite.rpr.update_step`, the function the
+laptop's `run_rpr` calls: it updates on DIR/rpr-N/step-K/rollouts.jsonl (written by
+`scale_up.generate rpr`, i.e. `rpr.roll_out_step`) from step K-1's actor, critic and optimizer
+shards and writes step K's files (actor/, critic/, optim-rank*.pt, world.json, metrics.json,
+trajectories.jsonl, DONE; resuming needs the same world size).
 
 Each rank loads its shards of the model (`scale_up.sharded_load`: built on the meta device, sharded,
 then each rank reads only its rows of the safetensors), takes its equal share of the examples or
@@ -21,12 +22,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
-import time
 from dataclasses import replace
 from pathlib import Path
-
-import torch
 
 from . import dist as D
 
@@ -86,12 +83,8 @@ def sft(run: Path, cycle: int, rank: int, world: int) -> None:
 
 
 def ppo(run: Path, stage: str, k: int, rank: int, world: int) -> None:
-    from rsi_lite.policy.critic import save_critic
-    from rsi_lite.trajectory import read_trajectories
-    from rsi_lite.rpr import RPRConfig, init_value_bias, make_optimizers, prune_old_steps, schedule
-    from rsi_lite.rpr_update import update
-    from rsi_lite.stage_io import save_actor
-    from rsi_lite.records import write_json_atomic
+    """Step k's update by `rsi_lite.rpr.update_step`, the laptop's own, on this rank's share of the batch."""
+    from rsi_lite.rpr import RPRConfig, load_optimizers, make_optimizers, update_step
 
     d = Path(run) / stage
     cfg = RPRConfig.from_dict(json.loads((d / "config.json").read_text()))
@@ -103,44 +96,13 @@ def ppo(run: Path, stage: str, k: int, rank: int, world: int) -> None:
                                 f"--stage {stage} --step {k}` first")
     if prev is not None and not (prev / "DONE").is_file():
         raise FileNotFoundError(f"{prev}/DONE: missing; steps run in order")
-    if prev is not None and json.loads((prev / "world.json").read_text())["world"] != world:
-        raise ValueError(f"{prev}/world.json: the optimizer shards were written by another world size")
     policy = _actor(cfg, str(prev / "actor") if prev else cfg.init, world,
                     critic=str(prev / "critic") if prev else (cfg.critic_from or ""))
-    trajs = read_trajectories(step / "rollouts.jsonl")
-    bias = init_value_bias(policy, trajs, cfg.reward)  # the whole batch's mean: the same on every rank
     optims = make_optimizers(policy, cfg)
     if prev is not None:
-        saved = torch.load(prev / f"optim-rank{rank}.pt", weights_only=False)
-        for name, o in optims.items():
-            o.load_state_dict(saved[name])
-    phase = schedule(cfg)[k][0]
-    if len(trajs) < world:
-        raise ValueError(f"{step}/rollouts.jsonl: {len(trajs)} episodes cannot be shared by {world} ranks "
-                         "(batch_tasks and warmup_tasks must be at least the number of GPUs)")
-    t0 = time.monotonic()
-    row = update(policy, D.equal_share(trajs, rank, world), cfg, optims, train_actor=phase == "joint",
-                 epochs=cfg.warmup_epochs if phase == "warmup" else None)
-    row = {key: D.mean_over_ranks(v, world) if isinstance(v, float) else v for key, v in row.items()}
-    rollout = json.loads((step / "rollout.json").read_text()) if (step / "rollout.json").is_file() else {}
-    row.update({"step": k, "phase": phase, "rollout_s": rollout.get("rollout_s", 0.0),
-                "update_s": round(time.monotonic() - t0, 1), "world": world,
-                "success/mean": sum(t.verifier["strict"] for t in trajs) / len(trajs),
-                "reward/mean": sum(t.rewards[cfg.reward] for t in trajs) / len(trajs)})
-    if bias is not None:
-        row["critic/bias_init"] = bias
-    model_state, head_state = D.full_state(policy.model, world), D.full_state(policy.value_head, world)
-    torch.save({name: o.state_dict() for name, o in optims.items()}, step / f"optim-rank{rank}.pt")
-    if world > 1:
-        torch.distributed.barrier()
-    if rank == 0:
-        save_actor(policy, step / "actor", state_dict=model_state)
-        save_critic(policy, step / "critic", state_dict=model_state, head_state=head_state)
-        shutil.copyfile(step / "rollouts.jsonl", step / "trajectories.jsonl")
-        write_json_atomic(step / "world.json", {"world": world})
-        write_json_atomic(step / "metrics.json", row)
-        (step / "DONE").write_text("")
-        prune_old_steps(d)
+        load_optimizers(optims, prev, rank, world)
+    update_step(policy, optims, cfg, d, k, rank=rank, world=world, share=lambda xs: D.equal_share(xs, rank, world),
+                reduce=lambda x: D.mean_over_ranks(x, world), full_state=lambda m: D.full_state(m, world))
 
 
 def main(argv=None) -> None:

@@ -266,6 +266,20 @@ def test_rpr_stage_end_to_end_and_resumable(tmp_path, bwrap_ok):
     shutil.rmtree(d / "step-002")
     again = run_rpr(run, 1)
     assert again["steps"] == 3 and (d / "step-000" / "metrics.json").stat().st_mtime_ns == stamp
+    # killed after the joint step's rollouts, during its update (the files scale_up's generate job leaves):
+    # the update runs on those rollouts, from the calibration step's weights and optimizer states
+    for name in ("DONE", "summary.json"):
+        (d / name).unlink()
+    rolled = (d / "step-002" / "rollouts.jsonl").read_text()
+    rolled_at = (d / "step-002" / "rollouts.jsonl").stat().st_mtime_ns
+    for name in ("DONE", "metrics.json", "trajectories.jsonl", "world.json", "optim-rank0.pt"):
+        (d / "step-002" / name).unlink()
+    shutil.rmtree(d / "step-002" / "actor")
+    assert (d / "step-001" / "optim-rank0.pt").is_file() and json.loads((d / "step-001" / "world.json").read_text()) == {"world": 1}
+    again = run_rpr(run, 1)
+    assert again["steps"] == 3 and (d / "step-002" / "trajectories.jsonl").read_text() == rolled
+    assert (d / "step-002" / "rollouts.jsonl").stat().st_mtime_ns == rolled_at  # not rolled out again
+    assert (d / "step-002" / "actor" / "adapter_config.json").is_file()
 
 
 def test_accumulating_over_the_batch_gives_the_gradient_of_one_minibatch_of_everything(tok):
