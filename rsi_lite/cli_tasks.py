@@ -53,8 +53,8 @@ def cmd_tasks_check(a) -> int:
         backend = f"none ({e})"
     mode = (f"a fresh {backend} sandbox per check holding a copy of the workspace (not the agent's own sandbox)"
             if a.verifier_mode == "fresh" else f"the agent's own {backend} sandbox after it (Harbor's shared mode)")
-    print(f"verifier: {mode}; outside Docker, uv/uvx/pip/apt-get resolve to offline shims "
-          "(rsi_lite/verify.py: shim_dir)")
+    print(f"verifier: {mode}; without network (every sandbox but a Docker one of an allow_internet task), "
+          "uv/uvx/pip/apt-get resolve to offline shims (rsi_lite/verify.py)")
     if images and backend != "docker":
         print("FROM images not used outside Docker (the host's system and Python stand in): "
               + ", ".join(f"{i} ({n})" for i, n in images.most_common(5)))

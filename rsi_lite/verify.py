@@ -153,7 +153,10 @@ def build_report(ctrf: bytes | None, reward_txt: bytes | None, reward_json: byte
 
 
 SHIMS = "/tmp/.rsi-shims"
-"""Where the offline verifier shims (`sandbox/shims/`) sit inside a bubblewrap or local verifier sandbox."""
+"""Where the offline verifier shims (`sandbox/shims/`) sit inside a verifier sandbox."""
+
+VERIFIER_DISTS = ("pytest", "pluggy", "iniconfig", "packaging", "pygments", "pytest-json-ctrf")
+"""The test runner a Harbor verifier installs, as pure-Python distributions: what the container shims carry."""
 
 
 def shim_dir() -> Path:
@@ -162,21 +165,54 @@ def shim_dir() -> Path:
     Harbor's usual test.sh fetches uv and runs `uvx --with pytest... pytest --ctrf ...`; offline, `uv`, `uvx`,
     `pip`, `apt-get` and `curl` of the uv installer resolve to these: pytest and python run from the kit's own
     environment, an install of a package that is already present succeeds, every other install is refused
-    with one line in the verifier's output. (The Docker backend runs the image's own tools instead.)"""
+    with one line in the verifier's output."""
     import sys
 
-    global _SHIMS
-    if _SHIMS is None or not _SHIMS.is_dir():
-        src = Path(__file__).parent / "sandbox" / "shims"
-        out = Path(tempfile.mkdtemp(prefix="rsi-shims-"))
-        for f in src.iterdir():
-            (out / f.name).write_text(f.read_text().replace("@PYTHON@", sys.executable))
-            (out / f.name).chmod(0o755)
-        _SHIMS = out
-    return _SHIMS
+    if "host" not in _SHIMS or not _SHIMS["host"].is_dir():
+        _SHIMS["host"] = _write_shims(sys.executable)
+    return _SHIMS["host"]
 
 
-_SHIMS: Path | None = None
+def container_shim_dir() -> Path:
+    """The same shims for a container without network (the Docker backend): its own `python3`, with the test
+    runner (`VERIFIER_DISTS`, pure Python, copied from the kit's environment) first on its path, so a Harbor
+    verifier runs offline in an image that has Python but not pytest. An image without python3 gets one line
+    saying so in the verifier's output."""
+    import importlib.metadata as md
+    import shutil
+
+    if "container" not in _SHIMS or not _SHIMS["container"].is_dir():
+        out = _write_shims(f"{SHIMS}/python")
+        (out / "python").write_text(
+            "#!/bin/sh\n# the container's python3 with the kit's test runner first on its path\n"
+            "for p in /usr/local/bin/python3 /usr/bin/python3 /bin/python3; do\n"
+            f'  [ -x "$p" ] && PYTHONPATH={SHIMS}/site${{PYTHONPATH:+:$PYTHONPATH}} exec "$p" "$@"\n'
+            "done\n"
+            "echo 'rsi-lite offline shim: this image has no python3, so pytest cannot run offline' >&2; exit 127\n")
+        (out / "python").chmod(0o755)
+        for name in VERIFIER_DISTS:
+            dist = md.distribution(name)
+            for f in dist.files or []:
+                if "__pycache__" in f.parts or f.suffix == ".pyc" or ".." in f.parts or f.parts[0] == "bin":
+                    continue
+                src = Path(dist.locate_file(f))
+                if src.is_file():
+                    (out / "site" / f).parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(src, out / "site" / f)
+        _SHIMS["container"] = out
+    return _SHIMS["container"]
+
+
+def _write_shims(python: str) -> Path:
+    src = Path(__file__).parent / "sandbox" / "shims"
+    out = Path(tempfile.mkdtemp(prefix="rsi-shims-"))
+    for f in src.iterdir():
+        (out / f.name).write_text(f.read_text().replace("@PYTHON@", python))
+        (out / f.name).chmod(0o755)
+    return out
+
+
+_SHIMS: dict[str, Path] = {}
 
 
 def run_verifier(task: Task, workspace: Path, *, backend: str = "auto",
@@ -194,12 +230,14 @@ def run_verifier(task: Task, workspace: Path, *, backend: str = "auto",
 
 
 def _run_tests(sb: Sandbox, task: Task, t0: float) -> VerifierReport:
-    """Copy the tests to /tests, run test.sh (the offline shims first on PATH outside Docker), read the verdict."""
+    """Copy the tests to /tests, run test.sh (the offline shims first on PATH wherever the sandbox has no
+    network: always outside Docker, and in a container unless the task allows the internet), read the verdict."""
     q = lambda p: shlex.quote(sb.shell_path(p))  # noqa: E731
     sb.upload(task.tests_dir, "/tests")
     run = f"bash {q('/tests/test.sh')}"
-    if sb.backend != "docker":
-        sb.upload(shim_dir(), SHIMS)
+    offline = sb.backend != "docker" or not task.environment.allow_internet
+    if offline:
+        sb.upload(shim_dir() if sb.backend != "docker" else container_shim_dir(), SHIMS)
         # the uv installer's `source $HOME/.local/bin/env` finds a file; the shims come first on PATH
         run = (f"chmod +x {q(SHIMS)}/*; mkdir -p \"$HOME/.local/bin\" && touch \"$HOME/.local/bin/env\"; "
                f"PATH={q(SHIMS)}:$PATH {run}")

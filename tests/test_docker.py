@@ -109,3 +109,19 @@ def test_a_docker_image_that_is_nowhere_is_named_in_the_error(engine, tmp_path):
                                            r"this engine and pulling it failed"):
         with make_sandbox(load_task(root), backend="docker"):
             pass
+
+
+def test_the_harbor_verifier_preamble_runs_offline_in_a_container(engine, tmp_path):
+    """A container has no network either: apt-get, the uv installer and uvx resolve to the shims, which run
+    the image's python3 with the kit's test runner copied in. With allow_internet the image's own tools run."""
+    from .conftest import write_harbor_task
+    from .test_foreign_tasks import HARBOR_PREAMBLE
+
+    root = write_harbor_task(tmp_path / "uvx-task", dockerfile=f"FROM {BASE}\nWORKDIR /app\n", files={},
+                             test_py="from pathlib import Path\ndef test_x(): assert Path('/app/x').read_text() == 'y'\n",
+                             solve="printf y > /app/x")
+    (root / "tests" / "test.sh").write_text(HARBOR_PREAMBLE)
+    r = check_task(load_task(root), backend="docker")
+    assert r.ok, r.reason
+    assert r.solution.passed == r.solution.total == 1 and r.noop.strict == 0
+    assert "rsi-lite offline shim" in r.solution.output_tail
