@@ -68,7 +68,8 @@ def cmd_tasks_check(a) -> int:
         for line in r.notes:
             print(f"     {line}", flush=True)
 
-    results = check_tasks(tasks, backend=a.backend, workers=a.workers, progress=show, mode=a.verifier_mode)
+    results = check_tasks(tasks, backend=a.backend, workers=a.workers, progress=show, mode=a.verifier_mode,
+                          shadow=not a.no_shadow)
     bad = sum(not r.ok for r in results) + len(errors)
     print(f"{len(results) + len(errors) - bad} passed, {bad} failed")
     return 1 if bad else 0
@@ -154,6 +155,9 @@ def add_tasks_parser(sub) -> None:
                    help="fresh: a new sandbox with a copy of the workspace (default); shared: Harbor's, the "
                         "tests run in the agent's sandbox after it")
     t.add_argument("--workers", type=int, default=2)
+    t.add_argument("--no-shadow", action="store_true",
+                   help="skip the shadow twins of generated tasks (same instruction, other hidden data: the twin's "
+                        "reference must pass it, the original's output copied in must fail it)")
     t.set_defaults(fn=cmd_tasks_check)
     t = tasks.add_parser("generate", help="(re)write the checked-in suites from their generators")
     t.add_argument("--suite", default="all")

@@ -1,5 +1,7 @@
 """`rsi-lite tasks check`: a task is good when its reference solution passes every check
-and an agent that does nothing fails.
+and an agent that does nothing fails; and, for a generated task, when its shadow twin (same
+instruction, other hidden data) is passed by the twin's reference solution and failed by the
+original's output copied in (`tasks.shadow`).
 """
 
 from __future__ import annotations
@@ -24,11 +26,18 @@ class TaskCheck:
     seconds: float
     notes: list[str] = field(default_factory=list)
     """Lines worth knowing about a task that passed or failed: e.g. a reward file without a CTRF report."""
+    shadow: object = None
+    """The shadow twin's check (`tasks.shadow.ShadowCheck`) for a generated task; None otherwise."""
 
     def summary(self) -> str:
         def part(r):
             return f"{r.passed}/{r.total}" if r.valid or r.total != 1 else ("pass" if r.strict else "fail")
-        return f"solution {part(self.solution)}, no-op {part(self.noop)}"
+        out = f"solution {part(self.solution)}, no-op {part(self.noop)}"
+        if self.shadow is not None:
+            h = self.shadow.hardcoded
+            out += (f", twin: copied output {h.passed}/{h.total}" if h is not None
+                    else ", twin: the answer depends on no hidden data")
+        return out
 
 
 def _tail(report: VerifierReport, lines: int = 3) -> str:
@@ -41,8 +50,13 @@ def _tail(report: VerifierReport, lines: int = 3) -> str:
 
 
 
+def is_generated(task: Task) -> bool:
+    meta = task.config.get("metadata", {})
+    return all(k in meta for k in ("suite", "seed", "family", "generator"))
+
+
 def check_task(task: Task, backend: str = "auto", limits: SandboxLimits | None = None,
-               mode: str = "fresh") -> TaskCheck:
+               mode: str = "fresh", shadow: bool = True) -> TaskCheck:
     limits = limits or SandboxLimits()
     t0 = time.monotonic()
     sol = noop = None
@@ -66,14 +80,21 @@ def check_task(task: Task, backend: str = "auto", limits: SandboxLimits | None =
         problems.append(problem)
     if noop.strict:
         problems.append(f"no-op agent passes ({noop.passed}/{noop.total})")
-    return TaskCheck(task.name, not problems, "; ".join(problems), sol, noop, time.monotonic() - t0, notes)
+    twin = None
+    if shadow and is_generated(task) and not problems:
+        from .shadow import check_shadow
+
+        twin = check_shadow(task, backend=backend, limits=limits)
+        if not twin.ok:
+            problems.append(f"shadow twin: {twin.reason}")
+    return TaskCheck(task.name, not problems, "; ".join(problems), sol, noop, time.monotonic() - t0, notes, twin)
 
 
 def check_tasks(tasks: list[Task], backend: str = "auto", workers: int = 2, progress=None,
-                mode: str = "fresh") -> list[TaskCheck]:
+                mode: str = "fresh", shadow: bool = True) -> list[TaskCheck]:
     with ThreadPoolExecutor(max_workers=workers) as pool:
         results = []
-        for r in pool.map(lambda t: check_task(t, backend, mode=mode), tasks):
+        for r in pool.map(lambda t: check_task(t, backend, mode=mode, shadow=shadow), tasks):
             results.append(r)
             if progress:
                 progress(r)

@@ -31,6 +31,35 @@ NAMES = (
 CITIES = "berlin cairo dakar delhi lima lisbon madrid nairobi osaka oslo paris quito rome seoul sydney tokyo".split()
 
 
+class TaskRandom(random.Random):
+    """A generator's seeded stream that can also make the task's shadow twin.
+
+    A shadow has the original's instruction and different hidden data: file contents, values and names the
+    instruction does not state. Generators draw such data through `hidden(rng, draw)`. The main stream always
+    advances exactly as in the original, so every stated value (file names, words, numbers in the instruction)
+    comes out the same; in a shadow (`shadow=True`), `hidden` returns `draw` applied to a second stream seeded
+    from the first. An answer computed from the files passes a shadow too; one copied from the original's
+    expected output does not (`tasks.shadow`)."""
+
+    def __init__(self, seed, shadow: bool = False):
+        super().__init__(seed)
+        self.twin = random.Random(f"{seed}#shadow") if shadow else None
+
+
+def hidden(rng: random.Random, draw):
+    """`draw(rng)`: data the instruction does not state (see `TaskRandom`). The original's value unless `rng`
+    is a shadow's stream, which gets `draw` of its twin stream instead (the main stream still advances)."""
+    return shadowed(rng, draw(rng), draw)
+
+
+def shadowed(rng: random.Random, value, redraw):
+    """`value` (drawn from the main stream as the original draws it), or in a shadow `redraw(twin stream)`:
+    for hidden data a stated value was drawn from (the twin keeps what the instruction states, e.g. a word the
+    lines must contain)."""
+    twin = getattr(rng, "twin", None)
+    return redraw(twin) if twin is not None else value
+
+
 class Paths:
     """Prefixes every workspace path, so a generator's files can live in a subfolder of a composite task."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from ..spec import Check, TaskSpec
-from ._common import Paths, app, fname, phrase, targz, words
+from ._common import Paths, app, fname, phrase, shadowed, targz, words
 
 FAMILY = "archives"
 
@@ -19,6 +19,8 @@ def members(rel):
 def generate(rng: random.Random, difficulty: str, p: Paths = Paths()) -> TaskSpec:
     folder = words(rng, 1)[0]
     inner = {f"{folder}/{fname(rng, '.txt', 1)}": phrase(rng, 4) + "\n" for _ in range(rng.randint(2, 3))}
+    # the files' contents: not stated (their names may be, as examples)
+    inner = shadowed(rng, inner, lambda r: {k: phrase(r, 4) + "\n" for k in inner})
     if difficulty == "easy":
         arc = p(f"{folder}.tar.gz")
         dest = p(rng.choice(["out", "extracted", "unpacked"]))

@@ -6,7 +6,7 @@ import json
 import random
 
 from ..spec import Check, TaskSpec
-from ._common import WORDS, Paths, app, nl
+from ._common import WORDS, Paths, app, nl, shadowed
 
 FAMILY = "config_edit"
 
@@ -49,6 +49,8 @@ def generate(rng: random.Random, difficulty: str, p: Paths = Paths()) -> TaskSpe
         if difficulty == "medium":
             new_key = rng.choice([k for k in KEYS if k not in keys])
             edits[new_key] = _value(rng, new_key)
+        # the settings' current values: not stated (a shadow's file has other ones)
+        conf, text = shadowed(rng, (conf, text), lambda r: _kv_file(r, keys))
         asks = [f"set {k} to {v}" if k != new_key else f"add a new key {k} with the value {v}" for k, v in edits.items()]
         instr = (
             f"Edit the config file {app(name)}: {', then '.join(asks)}. "
@@ -76,9 +78,13 @@ def generate(rng: random.Random, difficulty: str, p: Paths = Paths()) -> TaskSpe
         new = _value(rng, key)
         while str(new) == str(vals[target]):
             new = _value(rng, key)
+        flags = [rng.choice(["true", "false"]) for _ in sections]
+        # the sections' current values and flags: not stated
+        vals, flags = shadowed(rng, (vals, flags), lambda r: ({s: _value(r, key) for s in sections},
+                                                              [r.choice(["true", "false"]) for _ in sections]))
         body = []
-        for s in sections:
-            body += [f"[{s}]", f"{key} = {vals[s]}", f"enabled = {rng.choice(['true', 'false'])}", ""]
+        for s, flag in zip(sections, flags):
+            body += [f"[{s}]", f"{key} = {vals[s]}", f"enabled = {flag}", ""]
         text = nl(body[:-1])
         instr = f"In the INI file {app(name)}, change {key} to {new} in the [{target}] section only. Every other section must stay as it is."
         read_ini = "import configparser\ncp = configparser.ConfigParser()\ncp.read_string(read(%r))\n" % name
@@ -96,6 +102,11 @@ def generate(rng: random.Random, difficulty: str, p: Paths = Paths()) -> TaskSpe
             "features": rng.sample(WORDS, 3)}
     feature = rng.choice([w for w in WORDS if w not in data["features"]])
     new_workers = data["limits"]["workers"] + rng.randint(1, 9)
+    # the rest of the file: not stated (a shadow's has other values and features, never the one to append)
+    data = shadowed(rng, data, lambda r: {
+        "service": {"name": r.choice(WORDS), "port": _value(r, "port")},
+        "limits": {"workers": _value(r, "workers"), "timeout": _value(r, "timeout")},
+        "features": r.sample([w for w in WORDS if w != feature], 3)})
     want = json.loads(json.dumps(data))
     want["limits"]["workers"] = new_workers
     want["features"].append(feature)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from ..spec import Check, TaskSpec
-from ._common import CITIES, NAMES, Paths, app, fname, nl
+from ._common import CITIES, NAMES, Paths, app, fname, nl, shadowed
 
 FAMILY = "data_csv"
 
@@ -16,13 +16,22 @@ def _table(rng: random.Random, n: int) -> tuple[list[str], list[list]]:
     return header, [[who, rng.choice(CITIES[:5]), rng.randint(1, 99)] for who in people]
 
 
+def _twin_rows(r: random.Random, rows: list[list]) -> list[list]:
+    """A shadow's table: the same people (a name the instruction states is still there), one to three more,
+    in another order, with other cities and values."""
+    people = [row[0] for row in rows] + r.sample([n for n in NAMES if n not in {row[0] for row in rows}], r.randint(1, 3))
+    r.shuffle(people)
+    return [[who, r.choice(CITIES[:5]), r.randint(1, 99)] for who in people]
+
+
 def _csv(header, rows) -> str:
     return nl([",".join(header)] + [",".join(map(str, r)) for r in rows])
 
 
 def generate(rng: random.Random, difficulty: str, p: Paths = Paths()) -> TaskSpec:
     src = p(fname(rng, ".csv"))
-    header, rows = _table(rng, rng.randint(5, 9) if difficulty == "easy" else rng.randint(9, 16))
+    header, stated = _table(rng, rng.randint(5, 9) if difficulty == "easy" else rng.randint(9, 16))
+    rows = shadowed(rng, stated, lambda r: _twin_rows(r, stated))  # the data; `stated` gives what is stated
     col = header[2]
     text = _csv(header, rows)
     if difficulty == "easy":
@@ -32,7 +41,8 @@ def generate(rng: random.Random, difficulty: str, p: Paths = Paths()) -> TaskSpe
             instr = f"Count the data rows of {app(src)} (do not count the header line) and write the number to {app(out)}."
             sol = f"tail -n +2 {src} | wc -l > {out}"
         else:
-            who = rng.choice(rows)
+            name = rng.choice(stated)[0]
+            who = next(r for r in rows if r[0] == name)
             want = str(who[2])
             instr = f"In {app(src)}, find the {col} of {who[0]} and write just that number to {app(out)}."
             sol = f"grep '^{who[0]},' {src} | cut -d, -f3 > {out}"
@@ -97,7 +107,7 @@ def generate(rng: random.Random, difficulty: str, p: Paths = Paths()) -> TaskSpe
         ]
     else:
         out = p("filtered.csv")
-        t = sorted(r[2] for r in rows)[len(rows) // 2]
+        t = sorted(r[2] for r in stated)[len(stated) // 2]
         keep = [r for r in rows if r[2] > t]
         want = _csv(header, keep)
         instr = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from ..spec import Check, TaskSpec
-from ._common import Paths, app, fname, nl, phrase, text_block
+from ._common import Paths, app, fname, hidden, nl, phrase, text_block
 
 FAMILY = "debug_script"
 
@@ -37,7 +37,7 @@ def generate(rng: random.Random, difficulty: str, p: Paths = Paths()) -> TaskSpe
         return TaskSpec(FAMILY, difficulty, instr, {script: body}, checks, sol, executable={script})
     src = p(fname(rng, ".txt"))
     o_src = src.rsplit("/", 1)[-1]
-    lines = text_block(rng, rng.randint(4, 8))
+    lines = hidden(rng, lambda r: text_block(r, r.randint(4, 8)))  # the input's lines: not stated
     if difficulty == "medium":
         # a misspelt variable: the loop reads nothing, the output stays empty
         var = rng.choice(["line", "row", "entry"])
@@ -54,7 +54,7 @@ def generate(rng: random.Random, difficulty: str, p: Paths = Paths()) -> TaskSpe
         word = rng.choice(["item", "step", "row", "part"])
         body = head + f"# writes '{word} I: <line I of {o_src}>' for I = 1..{n}\nrm -f {o}\nfor i in $(seq 1 {n - 1}); do\n  echo \"{word} $i: $(sed -n \"${{i}}p\" {o_src})\" > {o}\ndone\n"
         fixed = body.replace(f"seq 1 {n - 1}", f"seq 1 {n}").replace(f'p\" {o_src})\" > {o}', f'p\" {o_src})\" >> {o}')
-        lines = text_block(rng, n + 2)
+        lines = hidden(rng, lambda r: text_block(r, n + 2))
         want = nl([f"{word} {i}: {lines[i - 1]}" for i in range(1, n + 1)])
         instr = (
             f"{app(script)} should write {n} lines '{word} I: <line I of {o_src}>' for I = 1 to {n} into "

@@ -6,14 +6,15 @@ import random
 import shlex
 
 from ..spec import Check, TaskSpec
-from ._common import Paths, app, fname, phrase, words
+from ._common import Paths, app, fname, hidden, phrase, words
 
 FAMILY = "file_ops"
 
 
 def _keep(p: Paths, rng: random.Random) -> tuple[str, str, Check]:
     """A file the task must leave alone: partial credit for not breaking things."""
-    keep, content = p(fname(rng, ".md")), f"# {phrase(rng, 2)}\nkeep this file as it is\n"
+    keep = p(fname(rng, ".md"))
+    content = hidden(rng, lambda r: f"# {phrase(r, 2)}\nkeep this file as it is\n")
     return keep, content, Check("other_file_untouched", f"assert read({keep!r}) == {content!r}")
 
 
@@ -44,7 +45,7 @@ def generate(rng: random.Random, difficulty: str, p: Paths = Paths()) -> TaskSpe
             sol = f"mkdir -p {d} && touch {d}/{f}"
         else:
             src, dst = p(fname(rng, ".txt")), p(fname(rng, ".txt"))
-            text = phrase(rng, 4) + "\n"
+            text = hidden(rng, lambda r: phrase(r, 4) + "\n")  # the file's content: not in the instruction
             files[src] = text
             verb = "Copy" if kind == "copy" else "Rename"
             instr = f"{verb} the file {app(src)} to {app(dst)}."
@@ -74,10 +75,14 @@ def generate(rng: random.Random, difficulty: str, p: Paths = Paths()) -> TaskSpe
     else:  # hard: sort a messy folder by extension
         inbox = p("inbox")
         exts = rng.sample([".txt", ".csv", ".md", ".json", ".log"], 3)
-        layout = {}
-        for ext in exts:
-            for _ in range(rng.randint(2, 3)):
-                layout[fname(rng, ext)] = phrase(rng, 3) + "\n"
+        def draw_layout(r):  # the files and their contents: not stated in the instruction
+            layout = {}
+            for ext in exts:
+                for _ in range(r.randint(2, 3)):
+                    layout[fname(r, ext)] = phrase(r, 3) + "\n"
+            return layout
+
+        layout = hidden(rng, draw_layout)
         for n, t in layout.items():
             files[f"{inbox}/{n}"] = t
         instr = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from ..spec import Check, TaskSpec
-from ._common import Paths, app, fname, phrase, words
+from ._common import Paths, app, fname, hidden, phrase, words
 
 FAMILY = "fs_meta"
 
@@ -16,7 +16,7 @@ def generate(rng: random.Random, difficulty: str, p: Paths = Paths()) -> TaskSpe
     if difficulty == "easy":
         if rng.random() < 0.5:
             script = p(fname(rng, ".sh", 1))
-            msg = phrase(rng, 2)
+            msg = hidden(rng, lambda r: phrase(r, 2))  # what the script prints: not stated
             files = {script: f"#!/bin/sh\necho '{msg}'\n"}
             instr = f"Make the script {app(script)} executable (keep its content)."
             checks = [
@@ -27,7 +27,7 @@ def generate(rng: random.Random, difficulty: str, p: Paths = Paths()) -> TaskSpe
             return TaskSpec(FAMILY, difficulty, instr, files, checks, f"chmod +x {script}")
         target = p(fname(rng, ".txt"))
         link = p(rng.choice(["latest", "current", "active", "main"]) + ".txt")
-        text = phrase(rng, 4) + "\n"
+        text = hidden(rng, lambda r: phrase(r, 4) + "\n")
         instr = f"Create a symbolic link {app(link)} that points to {target.rsplit('/', 1)[-1]} (a relative link, in the same folder)."
         checks = [
             Check("link_exists", f"assert (APP / {link!r}).is_symlink()"),
@@ -39,7 +39,7 @@ def generate(rng: random.Random, difficulty: str, p: Paths = Paths()) -> TaskSpe
     if difficulty == "medium":
         secret = p(fname(rng, ".key", 1))
         pub = p(fname(rng, ".pub", 1))
-        files = {secret: phrase(rng, 5) + "\n", pub: phrase(rng, 5) + "\n"}
+        files = hidden(rng, lambda r: {secret: phrase(r, 5) + "\n", pub: phrase(r, 5) + "\n"})
         instr = (
             f"Lock down the keys: {app(secret)} must be readable and writable by its owner only (mode 600), and "
             f"{app(pub)} readable by everyone but writable only by its owner (mode 644)."
@@ -51,7 +51,7 @@ def generate(rng: random.Random, difficulty: str, p: Paths = Paths()) -> TaskSpe
         ]
         return TaskSpec(FAMILY, difficulty, instr, files, checks, f"chmod 600 {secret}\nchmod 644 {pub}")
     # hard: a release layout with versioned folders, a moving link and a read-only archive
-    app_name = words(rng, 1)[0]
+    app_name = hidden(rng, lambda r: words(r, 1)[0])  # the files' name and content: not stated
     versions = sorted(rng.sample(range(1, 9), 3))
     files = {p(f"releases/v{v}/{app_name}.txt"): f"{app_name} version {v}\n" for v in versions}
     newest = versions[-1]

@@ -6,7 +6,7 @@ import random
 from collections import Counter
 
 from ..spec import Check, TaskSpec
-from ._common import WORDS, Paths, app, fname, nl
+from ._common import WORDS, Paths, app, fname, hidden, nl
 
 FAMILY = "log_analysis"
 
@@ -31,7 +31,8 @@ def _render(rows) -> str:
 def generate(rng: random.Random, difficulty: str, p: Paths = Paths()) -> TaskSpec:
     log = p(rng.choice(["server.log", "access.log", "app.log", "web.log"]))
     out = p(fname(rng, ".txt", 1))
-    rows = _log(rng, rng.randint(12, 20) if difficulty == "easy" else rng.randint(25, 45))
+    # the log's entries: not stated
+    rows = hidden(rng, lambda r: _log(r, r.randint(12, 20) if difficulty == "easy" else r.randint(25, 45)))
     text = _render(rows)
     base = [Check("output_exists", f"assert (APP / {out!r}).is_file()")]
     if difficulty == "easy":

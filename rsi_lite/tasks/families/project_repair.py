@@ -11,7 +11,7 @@ import json
 import random
 
 from ..spec import Check, TaskSpec
-from ._common import WORDS, Paths, app, nl
+from ._common import WORDS, Paths, app, hidden, nl
 
 FAMILY = "project_repair"
 
@@ -96,7 +96,8 @@ def generate(rng: random.Random, difficulty: str = "long", p: Paths = Paths()) -
     broken = rng.sample(sorted(bug_slots), rng.randint(4, 5))
     choice = {slot: (rng.choice(bug_slots[slot]) if slot in broken else "good") for slot in bug_slots}
     items = rng.sample(WORDS, 6)
-    data, orders = _orders(rng, rng.randint(10, 16), items, junk=False)
+    # the orders: not stated (a shadow's project has other ones, and other hidden stress inputs)
+    data, orders = hidden(rng, lambda r: _orders(r, r.randint(10, 16), items, junk=False))
     files = {f"{proj}/{k}": v for k, v in _project(choice).items()}
     files[f"{proj}/data/orders.csv"] = data
     files[f"{proj}/README.md"] = README.format(name=proj.rsplit("/", 1)[-1])
@@ -122,7 +123,7 @@ def generate(rng: random.Random, difficulty: str = "long", p: Paths = Paths()) -
               ("many_rows", 2000, True, items),
               ("unicode_items", 40, True, ["café", "naïve", "jalapeño", "crème", "smörgås"])]
     for name, n, junk, its in stress:
-        text, rows = _orders(rng, n, its, junk)
+        text, rows = hidden(rng, lambda r: _orders(r, n, its, junk))
         checks.append(Check(
             f"hidden_{name}",
             "import tempfile\nd = tempfile.mkdtemp()\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from ..spec import Check, TaskSpec
-from ._common import Paths, app
+from ._common import Paths, app, hidden, shadowed
 
 FAMILY = "python_fix"
 
@@ -48,18 +48,20 @@ def _parametric(rng: random.Random, difficulty: str):
     if difficulty == "easy":
         k = rng.randint(3, 12)
         return ("def {f}(x):\n    return x + %d\n" % k, "def {f}(x):\n    return x * %d\n" % k,
-                f"multiplies x by {k}", [((x,), x * k) for x in rng.sample(range(-20, 40), 3)])
+                f"multiplies x by {k}", [((x,), x * k) for x in hidden(rng, lambda r: r.sample(range(-20, 40), 3))])
     if difficulty == "medium":
         lo, hi = sorted(rng.sample(range(-50, 100), 2))
         return ("def {f}(x):\n    return max(%d, min(%d, x))\n" % (hi, lo), "def {f}(x):\n    return max(%d, min(%d, x))\n" % (lo, hi),
                 f"clamps x into the range [{lo}, {hi}]",
-                [((x,), max(lo, min(hi, x))) for x in (lo - 7, hi + 3, (lo + hi) // 2, lo, hi)])
+                [((x,), max(lo, min(hi, x))) for x in shadowed(rng, (lo - 7, hi + 3, (lo + hi) // 2, lo, hi), lambda r: (
+                    lo - r.randint(1, 20), hi + r.randint(1, 20), r.randint(lo, hi), lo, hi))])  # checked inputs
     rate = rng.choice([5, 7, 8, 10, 12, 15, 19, 20, 21, 25])
     return ("def {f}(prices):\n    # total with %d%% tax, rounded to cents\n    total = 0\n    for p in prices:\n        total = p * (1 + %d / 100)\n    return round(total)\n" % (rate, rate),
             "def {f}(prices):\n    # total with %d%% tax, rounded to cents\n    total = 0\n    for p in prices:\n        total += p * (1 + %d / 100)\n    return round(total, 2)\n" % (rate, rate),
             f"returns the total of a list of prices with {rate}% tax added, rounded to cents",
             [((ps,), round(sum(p * (1 + rate / 100) for p in ps), 2))
-             for ps in ([rng.randint(100, 999) / 100 for _ in range(rng.randint(2, 4))], [], [rng.randint(1, 99)])])
+             for ps in hidden(rng, lambda r: ([r.randint(100, 999) / 100 for _ in range(r.randint(2, 4))], [],
+                                              [r.randint(1, 99)]))])  # the checked price lists: not stated
 
 
 def generate(rng: random.Random, difficulty: str, p: Paths = Paths()) -> TaskSpec:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from ..spec import Check, TaskSpec
-from ._common import NAMES, Paths, app, fname, phrase, text_block
+from ._common import NAMES, Paths, app, fname, hidden, phrase, text_block
 
 FAMILY = "scripting"
 
@@ -31,7 +31,7 @@ def generate(rng: random.Random, difficulty: str, p: Paths = Paths()) -> TaskSpe
             f"Create an executable shell script {app(script)} that takes one argument NAME and prints "
             f"'{greet}, NAME!' (for example: {script.rsplit('/', 1)[-1]} {rng.choice(NAMES)})."
         )
-        a, b = rng.sample(NAMES, 2)
+        a, b = hidden(rng, lambda r: r.sample(NAMES, 2))  # the names the checks try: not stated
         checks = exists + [
             Check("greets_first_name", f"assert run(['bash', {script!r}, {a!r}]).stdout.strip() == {f'{greet}, {a}!'!r}"),
             Check("greets_other_name", f"assert run(['bash', {script!r}, {b!r}]).stdout.strip() == {f'{greet}, {b}!'!r}"),
@@ -51,7 +51,7 @@ def generate(rng: random.Random, difficulty: str, p: Paths = Paths()) -> TaskSpe
     instr = f"Create an executable shell script {app(script)} that prints {what}."
     checks = list(exists)
     for i in range(3):
-        ls = text_block(rng, rng.randint(3, 9))
+        ls = hidden(rng, lambda r: text_block(r, r.randint(3, 9)))  # a hidden input
         if i == 2:
             ls = ls[:2] + ["", ""] + ls[2:]  # blank lines are a classic trap
         body = "\n".join(ls) + "\n"

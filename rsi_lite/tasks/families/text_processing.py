@@ -6,7 +6,7 @@ import random
 from collections import Counter
 
 from ..spec import Check, TaskSpec
-from ._common import WORDS, Paths, app, fname, nl, text_block
+from ._common import WORDS, Paths, app, fname, hidden, nl, shadowed, text_block
 
 FAMILY = "text_processing"
 
@@ -16,11 +16,17 @@ def generate(rng: random.Random, difficulty: str, p: Paths = Paths()) -> TaskSpe
     out = p(fname(rng, ".txt"))
     if difficulty == "easy":
         kind = rng.choice(["upper", "replace", "head"])
-        lines = text_block(rng, rng.randint(3, 6))
+        lines = hidden(rng, lambda r: text_block(r, r.randint(3, 6)))  # the file's lines: not stated
         if kind == "replace":
             a, b = rng.sample([w for w in WORDS if len(w) > 3], 2)
-            lines[rng.randrange(len(lines))] += f" {a}"
-            lines[rng.randrange(len(lines))] = f"{a} " + lines[0]
+
+            def place(r, ls):  # where the word occurs: hidden (nothing stated is drawn after this)
+                ls = list(ls)
+                ls[r.randrange(len(ls))] += f" {a}"
+                ls[r.randrange(len(ls))] = f"{a} " + ls[0]
+                return ls
+
+            lines = hidden(rng, lambda r: place(r, lines))
             text = nl(lines)
             want = nl([" ".join(b if w == a else w for w in line.split()) for line in lines])
             instr = f"In the file {app(src)}, replace every occurrence of the word '{a}' with '{b}'. Edit the file in place."
@@ -49,14 +55,22 @@ def generate(rng: random.Random, difficulty: str, p: Paths = Paths()) -> TaskSpe
         return TaskSpec(FAMILY, difficulty, instr, {src: text}, checks, sol)
     if difficulty == "medium":
         kind = rng.choice(["sort_unique", "grep", "reverse"])
-        lines = [rng.choice(WORDS[:40]) for _ in range(rng.randint(8, 14))]
+        lines = hidden(rng, lambda r: [r.choice(WORDS[:40]) for _ in range(r.randint(8, 14))])
         if kind == "sort_unique":
             want = nl(sorted(set(lines)))
             instr = f"Write the lines of {app(src)} sorted alphabetically, with duplicate lines removed, to {app(out)}."
             sol = f"sort -u {src} > {out}"
         elif kind == "grep":
             lines = text_block(rng, rng.randint(8, 12))
-            key = rng.choice(" ".join(lines).split())
+            key = rng.choice(" ".join(lines).split())  # stated; the twin's lines hold it in two of their lines
+
+            def twin_lines(r, n=len(lines)):
+                ls = text_block(r, n)
+                for i in r.sample(range(n), 2):
+                    ls[i] += f" {key}"
+                return ls
+
+            lines = shadowed(rng, lines, twin_lines)
             want = nl([line for line in lines if key in line.split()])
             instr = f"Copy every line of {app(src)} that contains the word '{key}' into {app(out)}, keeping their order."
             sol = f"grep -w {key} {src} > {out}"
@@ -74,8 +88,11 @@ def generate(rng: random.Random, difficulty: str, p: Paths = Paths()) -> TaskSpe
         ]
         return TaskSpec(FAMILY, difficulty, instr, {src: text}, checks, sol)
     # hard: word frequencies, ties broken alphabetically
-    pool = rng.sample(WORDS, 6)
-    lines = [" ".join(rng.choices(pool, weights=[9, 7, 5, 3, 2, 1], k=rng.randint(3, 7))) for _ in range(12)]
+    def draw_lines(r):  # the words and their counts: not stated
+        pool = r.sample(WORDS, 6)
+        return [" ".join(r.choices(pool, weights=[9, 7, 5, 3, 2, 1], k=r.randint(3, 7))) for _ in range(12)]
+
+    lines = hidden(rng, draw_lines)
     text = nl(lines)
     counts = Counter(text.split())
     top = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:3]
