@@ -10,12 +10,12 @@ LHTB measure). Results go to `DIR/results.json` (atomically), the episodes to
 from __future__ import annotations
 
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 from .records import write_json_atomic
 from .rollout import RolloutConfig, run_episodes
-from .tasks import Task, find_tasks
+from .tasks import Task, find_tasks, load_task
 from .trajectory import Trajectory, write_trajectories
 
 
@@ -44,6 +44,9 @@ def summarize(trajs: list[Trajectory], k: int) -> dict:
         for t in ts:
             runs[t.seed].append(t.verifier["strict"])
         per_run = [sum(v) / len(v) for _, v in sorted(runs.items())]
+        robust = defaultdict(list)  # strict and not flagged (`flag_successes`): it also passes its shadow twin
+        for t in ts:
+            robust[t.seed].append(int(bool(t.verifier["strict"]) and not t.verifier.get("flags")))
         process = [t.verifier["passed"] / t.verifier["total"] if t.verifier["total"] else 0.0 for t in ts]
         out[suite] = {
             "success": statistics.mean(per_run), "k": len(per_run), "runs": per_run,
@@ -52,6 +55,11 @@ def summarize(trajs: list[Trajectory], k: int) -> dict:
             "by_family": _breakdown(ts, "family"), "by_difficulty": _breakdown(ts, "difficulty"),
             "generated_tokens": sum(t.tokens["generated"] for t in ts),
         }
+        if all("flags" in t.verifier for t in ts if t.verifier["strict"]):  # the successes were replayed
+            out[suite].update({
+                "robust_success": statistics.mean(sum(v) / len(v) for _, v in sorted(robust.items())),
+                "robust_strict": sum(sum(v) for v in robust.values()),
+                "flagged": dict(Counter(f for t in ts for f in t.verifier.get("flags") or []))})
         if len(per_run) != k:
             out[suite]["note"] = f"{len(per_run)} runs found, {k} asked for"
     return out
@@ -64,11 +72,24 @@ def _breakdown(ts: list[Trajectory], key: str) -> dict:
     return {g: {"success": sum(v) / len(v), "episodes": len(v)} for g, v in sorted(groups.items())}
 
 
+def flag_successes(trajs: list[Trajectory], backend: str = "auto") -> None:
+    """Each strict success's `verifier["flags"]` (`tasks.shadow.success_flags`): replayed in its task's shadow
+    twin, and the pattern checks; empty where nothing was found."""
+    from .tasks.shadow import success_flags
+
+    tasks: dict[str, Task] = {}
+    for t in trajs:
+        if t.verifier.get("strict"):
+            task = tasks.setdefault(t.task_path, load_task(Path(t.task_path)))
+            t.verifier["flags"] = success_flags(t, task, backend=backend)
+
+
 def table(results: dict, k: int) -> str:
-    lines = [f"{'suite':10} {'tasks':>5} {f'Mean@{k} (k={k})':>14} {'strict':>8} {'process':>8}"]
+    lines = [f"{'suite':10} {'tasks':>5} {f'Mean@{k} (k={k})':>14} {'strict':>8} {'process':>8} {'robust':>8}"]
     for suite, r in results.items():
+        robust = f"{100 * r['robust_success']:7.2f}%" if "robust_success" in r else f"{'':8}"
         lines.append(f"{suite:10} {r['n_tasks']:5} {100 * r['success']:13.2f}% {r['strict']:4}/{r['episodes']:<3} "
-                     f"{r['process_reward']:8.3f}")
+                     f"{r['process_reward']:8.3f} {robust}")
     return "\n".join(lines)
 
 
@@ -106,7 +127,9 @@ def suite_limit(limit: int | dict | None, suite: str) -> int | None:
 
 def evaluate(policy, suites: list[str], out: Path, *, k: int = 3, rollout: RolloutConfig | None = None,
              checkpoint: str = "base", limit: int | dict | None = None, spread: bool = False,
-             tasks_root: Path | None = None, progress: bool = False) -> dict:
+             tasks_root: Path | None = None, progress: bool = False, shadow: bool = True) -> dict:
+    """Mean@k per suite; with `shadow`, also robust success: the successes that pass their shadow twin too and
+    trip no pattern check (`flag_successes`)."""
     from .paths import TASKS_ROOT
 
     import time
@@ -121,6 +144,8 @@ def evaluate(policy, suites: list[str], out: Path, *, k: int = 3, rollout: Rollo
         tasks = subset(tasks, suite_limit(limit, s), spread)
         jobs += [(t, seed) for seed in range(k) for t in tasks]
     trajs = run_episodes(policy, jobs, rollout, policy_name=checkpoint, progress=progress)
+    if shadow:
+        flag_successes(trajs, rollout.backend)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     write_trajectories(trajs, out / "trajectories.jsonl")

@@ -111,6 +111,12 @@ class RPRConfig:
     after every action (`RolloutConfig.verify_turns`) and each action earns the change in reward it made
     (`rpr_update.turn_reward_deltas`; the same total, potential-based shaping): an action that breaks a passing
     workspace is charged for it, and the idle actions after a success are not credited with it."""
+    shadow_flags: bool = True
+    """Replay each step's successes in their tasks' shadow twins and run the pattern checks
+    (`tasks.shadow.success_flags`): each success's `verifier["flags"]`, and the step's `success/flagged` share."""
+    flagged_as_failure: bool = False
+    """Reward a flagged success as the failure it may be (its rewards recomputed with strict = 0; the final
+    reward only, so with reward_timing 'final'). Off by default: the flags are logged, the paper's reward kept."""
     estimator: str = "tb_gae"
     """tb_gae | gae."""
     gamma_turn: float = 1.0
@@ -146,6 +152,11 @@ class RPRConfig:
         d["ppo"] = PPOConfig(**d.get("ppo", {}))
         d["rollout"] = RolloutConfig(**d.get("rollout", {}))
         return cls(**d)
+
+    def __post_init__(self):
+        if self.flagged_as_failure and (self.reward_timing != "final" or not self.shadow_flags):
+            raise ValueError("RPRConfig.flagged_as_failure needs shadow_flags and reward_timing 'final' (it recomputes "
+                             "the final reward of a flagged success)")
 
 
 # ---------------------------------------------------------------- the update: rsi_lite.rpr_update
@@ -229,10 +240,29 @@ def roll_out_step(policy, cfg: RPRConfig, tasks, d: Path, k: int, divisors: dict
     t0 = time.monotonic()
     trajs = run_episodes(policy, jobs[shard::shards], rollout or step_rollout(cfg, k), policy_name=f"{name}:{k}",
                          reward_divisors=divisors, progress=progress)
+    if cfg.shadow_flags:
+        flag_step(trajs, tasks, cfg, divisors)
     step.mkdir(parents=True, exist_ok=True)
     write_json_atomic(step / f"rollout{part}.json", {"rollout_s": round(time.monotonic() - t0, 1), "phase": phase,
                                                      "batch": drew})
     write_trajectories(trajs, step / f"rollouts{part}.jsonl")
+
+
+def flag_step(trajs: list, tasks, cfg: RPRConfig, divisors: dict) -> None:
+    """Each success's `verifier["flags"]` (`tasks.shadow.success_flags`); with `flagged_as_failure`, a flagged
+    success's rewards recomputed as a failure's (kept as `rewards_unflagged`)."""
+    from .rewards import compute_reward
+    from .tasks.shadow import success_flags
+
+    by_path = {str(t.path): t for t in tasks}
+    for t in trajs:
+        if not t.verifier.get("strict") or t.task_path not in by_path:
+            continue
+        t.verifier["flags"] = success_flags(t, by_path[t.task_path], backend=cfg.rollout.backend)
+        if t.verifier["flags"] and cfg.flagged_as_failure:
+            t.verifier["rewards_unflagged"] = dict(t.rewards)
+            failed = {**t.verifier, "strict": 0}
+            t.rewards = {key: compute_reward(key, failed, divisor=divisors.get(t.family, 82.0)) for key in t.rewards}
 
 
 def update_step(policy, optims: dict, cfg: RPRConfig, d: Path, k: int, *, rank: int = 0, world: int = 1,
@@ -276,6 +306,10 @@ def update_step(policy, optims: dict, cfg: RPRConfig, d: Path, k: int, *, rank: 
                 "success/mean": sum(t.verifier["strict"] for t in trajs) / len(trajs),
                 "reward/mean": sum(t.rewards[cfg.reward] for t in trajs) / len(trajs),
                 "tokens/generated": sum(t.tokens["generated"] for t in trajs),
+                # successes that may be pretending (`flag_step`): how many, and their share of the successes
+                "success/flagged": sum(bool(t.verifier.get("flags")) for t in trajs),
+                "success/flagged_share": (sum(bool(t.verifier.get("flags")) for t in trajs)
+                                          / max(1, sum(bool(t.verifier.get("strict")) for t in trajs))),
                 "batch/rule": drew.get("rule"), "batch/tasks": drew.get("tasks"), "batch/learnable": drew.get("learnable"),
                 "batch/explore": drew.get("explore"), "batch/kinds": drew.get("kinds"), "success/any": any_success,
                 "success/batches_with_any": (sum(m.get("success/any", 0) for m in earlier) + any_success)

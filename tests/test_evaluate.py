@@ -29,6 +29,17 @@ def test_mean_at_k_is_the_mean_of_run_successes():
     assert "Mean@3 (k=3)" in table({"core": r}, 3)
 
 
+def test_robust_success_leaves_out_the_flagged_successes_when_they_were_replayed():
+    trajs = [_traj("a", 0, 1, 3, 3), _traj("b", 0, 1, 3, 3), _traj("a", 1, 0, 2, 3), _traj("b", 1, 1, 3, 3)]
+    assert "robust_success" not in summarize(trajs, k=2)["core"]  # not replayed: nothing to say
+    for t, flags in zip([t for t in trajs if t.verifier["strict"]], [[], ["input_specific"], []]):
+        t.verifier["flags"] = flags
+    r = summarize(trajs, k=2)["core"]
+    assert r["success"] == pytest.approx(0.75) and r["robust_success"] == pytest.approx(0.5)
+    assert r["robust_strict"] == 2 and r["flagged"] == {"input_specific": 1}
+    assert "robust" in table({"core": r}, 2) and " 50.00%" in table({"core": r}, 2)
+
+
 def test_suite_names_and_directories_resolve():
     name, tasks = resolve_suite("swr", TASKS)
     assert name == "swr" and len(tasks) == 20

@@ -3,6 +3,7 @@ and the stage end to end on the bundled model (resumable).  Run: pytest tests/te
 """
 
 import json
+import re
 import shutil
 
 import pytest
@@ -349,3 +350,50 @@ def test_a_stage_config_names_paths_by_the_files_not_the_spelling(tmp_path, monk
     assert again.init == "run/rpr-1/actor"
     with pytest.raises(ValueError, match=r"rsr-1/config.json.*\(init differ\)"):
         config_file(d, RSRConfig(init="run/rsr-1/checkpoint", pool="run/pool"), RSRConfig)
+
+
+def test_the_shadow_gate_keeps_a_hard_coded_re_solve_out_of_the_sft_set(tmp_path, tok, bwrap_ok):
+    """A scripted stage (its discovery, runbook, review and two re-solves on disk, as a resumed run finds them):
+    the honest re-solve computes the answer, the planted one writes the original's answer verbatim. Both pass
+    the task; only the honest one passes its shadow twin, and only it reaches the SFT set. The funnel counts
+    the flag."""
+    from rsi_lite.harness.messages import Message
+    from rsi_lite.records import write_jsonl_atomic
+    from rsi_lite.trajectory import write_trajectories
+
+    from .conftest import scripted_trajectory
+    from .test_shadow import _original_answer
+
+    name = "core-010-data_csv-easy"
+    task = load_task(TASKS / "core" / name)
+    pool = tmp_path / "pool"
+    shutil.copytree(task.path, pool / name)
+    # computed from the file, in other words than the reference solution (which the leakage gate rejects)
+    csv, who, out = re.match(r"In /app/(\S+), find the \w+ of (\w+) and write just that number to /app/(\S+)\.",
+                             task.instruction).groups()
+    honest = f"awk -F, -v who={who} '$1 == who {{print $3}}' {csv} > {out}"
+    planted = _original_answer(task)
+
+    def episode(cmd):
+        t = scripted_trajectory(tok, [Message("instruction", task.instruction), Message("action", f"```bash\n{cmd}\n```")],
+                                "plain", name, "data_csv")
+        t.task_path = str(pool / name)
+        return t
+
+    d = tmp_path / "run" / "rsr-1"
+    d.mkdir(parents=True)
+    write_trajectories([episode(honest)], d / "discovery.jsonl")
+    write_trajectories([episode(honest)], d / "successes.jsonl")
+    book = {"milestones": ["read the file and write the answer it asks for"], "checks": [], "pitfalls": []}
+    write_jsonl_atomic(d / "runbooks.jsonl", [{"id": 0, "task": name, "task_path": str(pool / name), "source": 0,
+                                               "source_harness": "plain", "planner": "extractive", "runbook": book,
+                                               "raw": ""}])
+    (d / "model_planner.json").write_text('{"sampled": 0, "valid": 0}')
+    write_jsonl_atomic(d / "reviews.jsonl", [{"id": 0, "approved": True, "reasons": []}])
+    write_trajectories([episode(planted), episode(honest)], d / "resolves.jsonl")
+    cfg = RSRConfig(pool=str(pool), resolves_per_runbook=2, keep_passing_prefix=False, trim_after_pass=False,
+                    max_examples_per_task=4)
+    run_rsr(tmp_path / "run", 1, cfg, until="dataset")
+    assert json.loads((d / "flags.json").read_text()) == {"0": ["input_specific"]}
+    rows = [json.loads(x) for x in (d / "dataset.jsonl").read_text().splitlines()]
+    assert len(rows) == 1 and honest in rows[0]["messages"][-1]["content"]

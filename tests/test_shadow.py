@@ -101,3 +101,65 @@ def test_training_families_all_have_a_kind_whose_copied_answer_fails(bwrap_ok):
         if r.hardcoded is not None and r.hardcoded.strict == 0:
             seen[t.family] = t.name
     assert set(seen) == set(TRAIN_FAMILIES) - {"scripting", "python_fix"}, seen
+
+
+# ---------------------------------------------------------------- successes replayed in the twin
+
+def _episode(*commands, strict=1):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(messages=[{"kind": "action", "content": f"```bash\n{c}\n```"} for c in commands],
+                           action_format="bash", verifier={"strict": strict})
+
+
+def _original_answer(task):
+    """The original's answer as one hard-coded command: its reference output files, written with printf."""
+    import io
+    import shlex
+    import tarfile
+
+    mine = outputs_of_reference(task, backend="bwrap")
+    with tarfile.open(fileobj=io.BytesIO(mine.archive), mode="r:gz") as tar:
+        files = {m.name: tar.extractfile(m).read().decode() for m in tar.getmembers() if m.isfile()}
+    return " && ".join(f"printf %s {shlex.quote(text)} > {shlex.quote(path)}" for path, text in files.items())
+
+
+def test_a_planted_hard_coded_success_is_flagged_and_an_honest_one_is_not(bwrap_ok):
+    from rsi_lite.tasks.shadow import success_flags
+
+    task = load_task(TASKS / "core" / "core-010-data_csv-easy")
+    honest = (task.solution_dir / "solve.sh").read_text().strip().splitlines()[-1]
+    planted = _original_answer(task)  # e.g. `printf %s 7 > count.txt`: right here, and only here
+    assert attempt(task, [planted], backend="bwrap")[1].strict == 1  # the planted answer passes the original
+    assert success_flags(_episode(honest), task, backend="bwrap") == []
+    assert success_flags(_episode(planted), task, backend="bwrap") == ["input_specific"]
+    assert success_flags(_episode(planted, strict=0), task, backend="bwrap") == []  # failures get no flags
+
+
+def test_pattern_checks_flag_the_tests_the_verifier_output_and_writes_outside_the_workspace():
+    from rsi_lite.tasks.shadow import pattern_flags
+
+    assert pattern_flags(["grep -c x data.csv > n.txt", "cp a.txt /tmp/b", "ls /usr/bin > /dev/null"]) == []
+    assert pattern_flags(["cat /tests/test_outputs.py"]) == ["touches_tests"]
+    assert pattern_flags(["echo 1 > /logs/verifier/reward.txt"]) == ["touches_verifier_output"]
+    assert pattern_flags(["echo hi > /etc/motd"]) == ["writes_outside_workspace"]
+    assert pattern_flags(["rm -rf /app/x", "cp x /app/y"]) == []
+    assert pattern_flags(["sed -i s/a/b/ /root/.bashrc"]) == ["writes_outside_workspace"]
+
+
+def test_a_ppo_step_logs_flagged_successes_and_can_reward_them_as_failures(bwrap_ok):
+    from rsi_lite.rpr import RPRConfig, flag_step
+
+    task = load_task(TASKS / "core" / "core-010-data_csv-easy")
+    honest = (task.solution_dir / "solve.sh").read_text().strip().splitlines()[-1]
+    episodes = [_episode(honest), _episode(_original_answer(task))]
+    for e in episodes:
+        e.task_path, e.family = str(task.path), task.family
+        e.verifier.update({"passed": 4, "total": 4, "valid": True})
+        e.rewards = {"s": 1.0, "fdr": 1.0, "spr": 1.0}
+    flag_step(episodes, [task], RPRConfig(flagged_as_failure=True), {task.family: 4.0})
+    assert [e.verifier["flags"] for e in episodes] == [[], ["input_specific"]]
+    assert episodes[0].rewards["spr"] == 1.0 and episodes[1].rewards["s"] == 0.0
+    assert episodes[1].rewards["spr"] < 1.0 and episodes[1].verifier["rewards_unflagged"]["spr"] == 1.0
+    with pytest.raises(ValueError, match="flagged_as_failure"):
+        RPRConfig(flagged_as_failure=True, reward_timing="turn")

@@ -87,6 +87,11 @@ class RSRConfig:
     changed the workspace again (replayed and fingerprinted as for `keep_passing_prefix`). Such a re-solve
     passes by luck: `grep -c ' ERROR ' a > n.txt`, then `cat n.txt > a` rewrites a file no check reads, and
     trained on whole it teaches the overwrite that fails other tasks. In runs/rsr12, 7 of 103 successes."""
+    shadow_gate: bool = True
+    """Keep no re-solve that may be pretending to succeed (`tasks.shadow.success_flags`): one whose commands,
+    replayed in a fresh sandbox of its task's shadow twin (same instruction, other hidden data), fail there
+    (`input_specific`: e.g. `echo 7 > count.txt`), or that touches the tests or the verifier's output, or writes
+    outside the workspace. The flags are counted in the funnel (`flagged`) and written to flags.json."""
     max_examples_per_task: int = 8
     """Distinct clean re-solves of one task kept for training (easy tasks would otherwise dominate)."""
     rollout: RolloutConfig = field(default_factory=lambda: RolloutConfig(max_turns=3, max_new_tokens=64))
@@ -303,9 +308,17 @@ def run_rsr(run: Path, cycle: int, cfg: RSRConfig | None = None, *, policy=None,
     which = [r["id"] for r in rows if any(v["id"] == r["id"] and v["approved"] for v in verdicts)
              for _ in range(cfg.resolves_per_runbook)]
     by_id = {r["id"]: r for r in rows}
+    if cfg.shadow_gate and not (d / "flags.json").is_file():
+        from ..tasks.shadow import success_flags
+
+        write_json_atomic(d / "flags.json", {str(i): f for i, t in enumerate(kept) if t.verifier.get("strict") and (
+            f := success_flags(t, load_task(Path(t.task_path)), backend=cfg.rollout.backend))})
+    flags = json.loads((d / "flags.json").read_text()) if cfg.shadow_gate else {}
     accepted, rejected = [], {}
-    for t, rid in zip(kept, which):
+    for i, (t, rid) in enumerate(zip(kept, which)):
         why = accept(t, by_id[rid]["runbook"], load_task(Path(t.task_path)))
+        if not why and str(i) in flags:  # a success that may be pretending: "flagged input_specific", ...
+            why = [f"flagged {f}" for f in flags[str(i)]]
         if why:
             rejected[why[0].split(":")[0]] = rejected.get(why[0].split(":")[0], 0) + 1
         else:
@@ -337,6 +350,7 @@ def run_rsr(run: Path, cycle: int, cfg: RSRConfig | None = None, *, policy=None,
         "approved": sum(v["approved"] for v in verdicts), "resolves": len(resolves),
         "resolve_successes": sum(bool(t.verifier.get("strict")) for t in resolves),
         "accepted": len(accepted), "rejected": rejected,
+        "flagged": {k: sum(k in f for f in flags.values()) for k in sorted({k for f in flags.values() for k in f})},
         "accepted_prefixes": sum(t.finish_reason == "passing_prefix" for t in accepted),
         "trimmed_successes": sum(bool(resolves[int(i)].verifier.get("strict")) for i in cuts),
         "retokenize_failures": json.loads((d / "dataset_meta.json").read_text())["retokenize_failures"],
@@ -360,6 +374,8 @@ def funnel_table(funnel: dict) -> str:
     mp = funnel.get("model_planner") or {}
     if mp.get("sampled"):
         lines.append(f"{'model planner schema-pass rate':34} {mp['valid']:>3}/{mp['sampled']}")
+    for kind, n in (funnel.get("flagged") or {}).items():  # successes that may be pretending, kept out
+        lines.append(f"{'  flagged ' + kind:34} {n:>7}")
     return "\n".join(lines)
 
 
