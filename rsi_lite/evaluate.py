@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .records import write_json_atomic
 from .rollout import RolloutConfig, run_episodes
-from .tasks import Task, find_tasks, load_task
+from .tasks import Task, find_tasks
 from .trajectory import Trajectory, write_trajectories
 
 
@@ -44,7 +44,7 @@ def summarize(trajs: list[Trajectory], k: int) -> dict:
         for t in ts:
             runs[t.seed].append(t.verifier["strict"])
         per_run = [sum(v) / len(v) for _, v in sorted(runs.items())]
-        robust = defaultdict(list)  # strict and not flagged (`flag_successes`): it also passes its shadow twin
+        robust = defaultdict(list)  # strict and not flagged (`tasks.shadow.flag_successes`): it passes its twin too
         for t in ts:
             robust[t.seed].append(int(bool(t.verifier["strict"]) and not t.verifier.get("flags")))
         process = [t.verifier["passed"] / t.verifier["total"] if t.verifier["total"] else 0.0 for t in ts]
@@ -70,18 +70,6 @@ def _breakdown(ts: list[Trajectory], key: str) -> dict:
     for t in ts:
         groups[getattr(t, key)].append(t.verifier["strict"])
     return {g: {"success": sum(v) / len(v), "episodes": len(v)} for g, v in sorted(groups.items())}
-
-
-def flag_successes(trajs: list[Trajectory], backend: str = "auto") -> None:
-    """Each strict success's `verifier["flags"]` (`tasks.shadow.success_flags`): replayed in its task's shadow
-    twin, and the pattern checks; empty where nothing was found."""
-    from .tasks.shadow import success_flags
-
-    tasks: dict[str, Task] = {}
-    for t in trajs:
-        if t.verifier.get("strict"):
-            task = tasks.setdefault(t.task_path, load_task(Path(t.task_path)))
-            t.verifier["flags"] = success_flags(t, task, backend=backend)
 
 
 def table(results: dict, k: int) -> str:
@@ -129,7 +117,7 @@ def evaluate(policy, suites: list[str], out: Path, *, k: int = 3, rollout: Rollo
              checkpoint: str = "base", limit: int | dict | None = None, spread: bool = False,
              tasks_root: Path | None = None, progress: bool = False, shadow: bool = True) -> dict:
     """Mean@k per suite; with `shadow`, also robust success: the successes that pass their shadow twin too and
-    trip no pattern check (`flag_successes`)."""
+    trip no pattern check (`tasks.shadow.flag_successes`)."""
     from .paths import TASKS_ROOT
 
     import time
@@ -145,7 +133,9 @@ def evaluate(policy, suites: list[str], out: Path, *, k: int = 3, rollout: Rollo
         jobs += [(t, seed) for seed in range(k) for t in tasks]
     trajs = run_episodes(policy, jobs, rollout, policy_name=checkpoint, progress=progress)
     if shadow:
-        flag_successes(trajs, rollout.backend)
+        from .tasks.shadow import flag_successes
+
+        flag_successes(trajs, backend=rollout.backend)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     write_trajectories(trajs, out / "trajectories.jsonl")

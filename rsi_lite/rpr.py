@@ -252,14 +252,11 @@ def flag_step(trajs: list, tasks, cfg: RPRConfig, divisors: dict) -> None:
     """Each success's `verifier["flags"]` (`tasks.shadow.success_flags`); with `flagged_as_failure`, a flagged
     success's rewards recomputed as a failure's (kept as `rewards_unflagged`)."""
     from .rewards import compute_reward
-    from .tasks.shadow import success_flags
+    from .tasks.shadow import flag_successes
 
-    by_path = {str(t.path): t for t in tasks}
+    flag_successes(trajs, backend=cfg.rollout.backend, tasks=tasks)
     for t in trajs:
-        if not t.verifier.get("strict") or t.task_path not in by_path:
-            continue
-        t.verifier["flags"] = success_flags(t, by_path[t.task_path], backend=cfg.rollout.backend)
-        if t.verifier["flags"] and cfg.flagged_as_failure:
+        if t.verifier.get("flags") and cfg.flagged_as_failure:
             t.verifier["rewards_unflagged"] = dict(t.rewards)
             failed = {**t.verifier, "strict": 0}
             t.rewards = {key: compute_reward(key, failed, divisor=divisors.get(t.family, 82.0)) for key in t.rewards}
@@ -298,18 +295,18 @@ def update_step(policy, optims: dict, cfg: RPRConfig, d: Path, k: int, *, rank: 
     if bias is not None:
         row["critic/bias_init"] = bias
     earlier = [json.loads((s / "metrics.json").read_text()) for s in _finished_steps(d)]
-    any_success = int(any(t.verifier.get("strict") for t in trajs))
+    successes = sum(bool(t.verifier.get("strict")) for t in trajs)
+    flagged = sum(bool(t.verifier.get("flags")) for t in trajs)
+    any_success = int(successes > 0)
     drew = info.get("batch", {})
     row.update({"step": k, "phase": phase, "rollout_s": info.get("rollout_s", 0.0),
                 "update_s": round(time.monotonic() - t1, 1), "world": world,
                 # the whole batch's, not this rank's share
-                "success/mean": sum(t.verifier["strict"] for t in trajs) / len(trajs),
+                "success/mean": successes / len(trajs),
                 "reward/mean": sum(t.rewards[cfg.reward] for t in trajs) / len(trajs),
                 "tokens/generated": sum(t.tokens["generated"] for t in trajs),
                 # successes that may be pretending (`flag_step`): how many, and their share of the successes
-                "success/flagged": sum(bool(t.verifier.get("flags")) for t in trajs),
-                "success/flagged_share": (sum(bool(t.verifier.get("flags")) for t in trajs)
-                                          / max(1, sum(bool(t.verifier.get("strict")) for t in trajs))),
+                "success/flagged": flagged, "success/flagged_share": flagged / max(1, successes),
                 "batch/rule": drew.get("rule"), "batch/tasks": drew.get("tasks"), "batch/learnable": drew.get("learnable"),
                 "batch/explore": drew.get("explore"), "batch/kinds": drew.get("kinds"), "success/any": any_success,
                 "success/batches_with_any": (sum(m.get("success/any", 0) for m in earlier) + any_success)

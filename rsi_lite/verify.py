@@ -286,10 +286,14 @@ def attempt(task: Task, commands: list[str], *, backend: str = "auto", limits: S
         return results, verify_sandbox(sb, task, limits=limits, mode=mode)
 
 
+def run_reference(sb: Sandbox, task: Task):
+    """Run the task's solution/solve.sh (the oracle) in an open sandbox of it; its command result."""
+    sb.upload(task.solution_dir, "/tmp/solution")  # Harbor mounts it at /solution; /tmp is writable everywhere
+    return sb.exec(f"bash {shlex.quote(sb.shell_path('/tmp/solution/solve.sh'))}", timeout=task.agent_timeout_sec)
+
+
 def solve_with_reference(task: Task, *, backend: str = "auto", limits: SandboxLimits | None = None,
                          mode: str = "fresh"):
     """Run the task's solution/solve.sh (the oracle), then verify: (command result, report)."""
     with make_sandbox(task, backend=backend, limits=limits, verifier=mode == "shared") as sb:
-        sb.upload(task.solution_dir, "/tmp/solution")  # Harbor mounts it at /solution; /tmp is writable everywhere
-        result = sb.exec(f"bash {shlex.quote(sb.shell_path('/tmp/solution/solve.sh'))}", timeout=task.agent_timeout_sec)
-        return result, verify_sandbox(sb, task, limits=limits, mode=mode)
+        return run_reference(sb, task), verify_sandbox(sb, task, limits=limits, mode=mode)

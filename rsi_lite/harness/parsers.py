@@ -131,6 +131,11 @@ def parse_terminus_json(text: str) -> ParsedAction:
 PARSERS = {"bash": parse_bash, "json": parse_terminus_json}
 
 
+def runnable_commands(text: str, fmt: str = "bash") -> list[str]:
+    """The shell commands one action runs, in order (what a replay of the episode executes)."""
+    return [c.keystrokes.rstrip("\n") for c in parse_action(text, fmt).commands if c.runs]
+
+
 def parse_action(text: str, fmt: str = "bash") -> ParsedAction:
     try:
         return PARSERS[fmt](text)

@@ -33,7 +33,7 @@ def passing_prefix(traj: Trajectory, task, backend: str = "auto", trim: bool = F
     verifier passes (strict, checked on a snapshot after each action that ran a command), for a failed
     episode; with `trim`, for a successful one too when its later actions change the workspace from that
     passing state. None when no proper prefix does (or, for a success, when it only looked afterwards)."""
-    from ..harness.parsers import parse_action
+    from ..harness.parsers import runnable_commands
     from ..sandbox import make_sandbox
     from ..verify import verify_sandbox
 
@@ -44,7 +44,7 @@ def passing_prefix(traj: Trajectory, task, backend: str = "auto", trim: bool = F
     first, passed = None, ""
     with make_sandbox(task, backend=backend) as sb:
         for n, text in enumerate(actions[:-1] if not success else actions, 1):
-            ran = [c.keystrokes.rstrip("\n") for c in parse_action(text, traj.action_format).commands if c.runs]
+            ran = runnable_commands(text, traj.action_format)
             for command in ran:
                 sb.exec(command)
             if first is None and ran and verify_sandbox(sb, task).strict:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..sandbox import SandboxLimits, make_sandbox
-from ..verify import VerifierReport, attempt, solve_with_reference
+from ..verify import VerifierReport, attempt, run_reference, solve_with_reference
 from .spec import TaskSpec, write_task
 from .task import Task, load_task
 
@@ -44,6 +44,11 @@ def spec_for(suite: str, seed: str, family: str, difficulty: str, *, shadow: boo
             return make_spec(rng, "multi", "medium", n=2, levels=("easy", "medium"), packed=rng.random() < 0.5)
         return make_spec(rng, family, rng.choices(DIFFICULTIES, weights=[5, 3, 2])[0])
     raise ValueError(f"suite {suite!r}, seed {seed!r}: not a generated task")
+
+
+def same_data(a: TaskSpec, b: TaskSpec) -> bool:
+    """The twin is the original: its instruction stated everything (no hidden data was drawn)."""
+    return a.files == b.files and [c.body for c in a.checks] == [c.body for c in b.checks]
 
 
 def shadow_specs(task: Task) -> tuple[TaskSpec, TaskSpec]:
@@ -105,8 +110,7 @@ def outputs_of_reference(task: Task, *, backend: str = "auto", limits: SandboxLi
     with make_sandbox(task, backend=backend, limits=limits) as sb:
         w = shlex.quote(sb.shell_path(task.environment.workdir))
         before = _state(sb, w)
-        sb.upload(task.solution_dir, "/tmp/solution")
-        sb.exec(f"bash {shlex.quote(sb.shell_path('/tmp/solution/solve.sh'))}", timeout=task.agent_timeout_sec)
+        run_reference(sb, task)
         after = _state(sb, w)
         made = {p: s for p, s in after.items() if before.get(p) != s}
         gone = sorted(p for p in before if p not in after)
@@ -134,7 +138,7 @@ def check_shadow(task: Task, *, backend: str = "auto", limits: SandboxLimits | N
     if twin.instruction != original.instruction:
         return ShadowCheck(task.name, False, "the twin's instruction differs from the original's (a stated value was "
                                              "drawn as hidden data in the generator)")
-    if twin.files == original.files and [c.body for c in twin.checks] == [c.body for c in original.checks]:
+    if same_data(original, twin):
         return ShadowCheck(task.name, True, f"{HIDDEN_NONE}: the instruction states everything", differs=False)
     meta = task.config["metadata"]
     with tempfile.TemporaryDirectory(prefix="rsi-shadow-") as tmp:
@@ -173,13 +177,9 @@ _WRITES = re.compile(r"(?:>>?|\b(?:tee|touch|rm|mv|cp|ln|chmod|chown|mkdir|trunc
 
 def episode_commands(traj) -> list[str]:
     """The shell commands an episode ran, in order (as the passing-prefix replay reads them)."""
-    from ..harness.parsers import parse_action
+    from ..harness.parsers import runnable_commands
 
-    out = []
-    for m in traj.messages:
-        if m["kind"] == "action":
-            out += [c.keystrokes.rstrip("\n") for c in parse_action(m["content"], traj.action_format).commands if c.runs]
-    return out
+    return [c for m in traj.messages if m["kind"] == "action" for c in runnable_commands(m["content"], traj.action_format)]
 
 
 def pattern_flags(commands: list[str], workdir: str = "/app") -> list[str]:
@@ -210,7 +210,7 @@ def twin_task(task: Task) -> Task | None:
         except ValueError:
             _TWINS[key] = None
             return None
-        if twin.files == original.files and [c.body for c in twin.checks] == [c.body for c in original.checks]:
+        if same_data(original, twin):
             _TWINS[key] = None
             return None
         meta = task.config["metadata"]
@@ -231,3 +231,14 @@ def success_flags(traj, task: Task, *, backend: str = "auto", limits: SandboxLim
     if twin is not None and not attempt(twin, commands, backend=backend, limits=limits)[1].strict:
         flags.insert(0, "input_specific")
     return flags
+
+
+def flag_successes(trajs: list, *, backend: str = "auto", tasks: list[Task] | None = None) -> None:
+    """Each strict success's `verifier["flags"]` (`success_flags`; empty where nothing was found): evaluations
+    and PPO steps. `tasks`: the episodes' tasks when the caller has them; else each is loaded from its path."""
+    by_path = {str(t.path): t for t in tasks or []}
+    for t in trajs:
+        if t.verifier.get("strict"):
+            if t.task_path not in by_path:
+                by_path[t.task_path] = load_task(Path(t.task_path))
+            t.verifier["flags"] = success_flags(t, by_path[t.task_path], backend=backend)
