@@ -9,7 +9,8 @@ import pytest
 from rsi_lite.tasks import load_task
 from rsi_lite.tasks.families import FAMILIES, TRAIN_FAMILIES
 from rsi_lite.tasks.families._common import TaskRandom, hidden, shadowed
-from rsi_lite.tasks.shadow import check_shadow, hardcoded_commands, outputs_of_reference, shadow_specs, spec_for
+from rsi_lite.tasks.shadow import (check_shadow, hard_coded_answer, hardcoded_commands, outputs_of_reference,
+                                   shadow_specs, spec_for)
 from rsi_lite.tasks.suites import make_spec, suite_specs
 from rsi_lite.verify import attempt
 
@@ -112,24 +113,12 @@ def _episode(*commands, strict=1):
                            action_format="bash", verifier={"strict": strict})
 
 
-def _original_answer(task):
-    """The original's answer as one hard-coded command: its reference output files, written with printf."""
-    import io
-    import shlex
-    import tarfile
-
-    mine = outputs_of_reference(task, backend="bwrap")
-    with tarfile.open(fileobj=io.BytesIO(mine.archive), mode="r:gz") as tar:
-        files = {m.name: tar.extractfile(m).read().decode() for m in tar.getmembers() if m.isfile()}
-    return " && ".join(f"printf %s {shlex.quote(text)} > {shlex.quote(path)}" for path, text in files.items())
-
-
 def test_a_planted_hard_coded_success_is_flagged_and_an_honest_one_is_not(bwrap_ok):
     from rsi_lite.tasks.shadow import success_flags
 
     task = load_task(TASKS / "core" / "core-010-data_csv-easy")
     honest = (task.solution_dir / "solve.sh").read_text().strip().splitlines()[-1]
-    planted = _original_answer(task)  # e.g. `printf %s 7 > count.txt`: right here, and only here
+    planted = hard_coded_answer(task, backend="bwrap")  # e.g. `printf %s 7 > count.txt`: right here, and only here
     assert attempt(task, [planted], backend="bwrap")[1].strict == 1  # the planted answer passes the original
     assert success_flags(_episode(honest), task, backend="bwrap") == []
     assert success_flags(_episode(planted), task, backend="bwrap") == ["input_specific"]
@@ -152,7 +141,7 @@ def test_a_ppo_step_logs_flagged_successes_and_can_reward_them_as_failures(bwrap
 
     task = load_task(TASKS / "core" / "core-010-data_csv-easy")
     honest = (task.solution_dir / "solve.sh").read_text().strip().splitlines()[-1]
-    episodes = [_episode(honest), _episode(_original_answer(task))]
+    episodes = [_episode(honest), _episode(hard_coded_answer(task, backend="bwrap"))]
     for e in episodes:
         e.task_path, e.family = str(task.path), task.family
         e.verifier.update({"passed": 4, "total": 4, "valid": True})
@@ -163,3 +152,56 @@ def test_a_ppo_step_logs_flagged_successes_and_can_reward_them_as_failures(bwrap
     assert episodes[1].rewards["spr"] < 1.0 and episodes[1].verifier["rewards_unflagged"]["spr"] == 1.0
     with pytest.raises(ValueError, match="flagged_as_failure"):
         RPRConfig(flagged_as_failure=True, reward_timing="turn")
+
+
+# ---------------------------------------------------------------- the report's section
+
+def _record(task, *commands, strict=1, flags=None):
+    from rsi_lite.trajectory import Trajectory
+
+    verifier = {"strict": strict} | ({} if flags is None else {"flags": flags})
+    n = len(commands)
+    return Trajectory(task=task, task_path=f"/tasks/{task}", suite="core", family="data_csv", difficulty="easy",
+                      harness="plain", action_format="bash", policy="p", seed=0, system="x",
+                      messages=[{"kind": "action", "content": f"```bash\n{c}\n```"} for c in commands],
+                      token_ids=list(range(4 * n)), action_mask=[1] * 4 * n, logprobs=[0.0] * 4 * n,
+                      turn_spans=[[4 * i, 4 * i + 4] for i in range(n)], finish_reason="complete", turns=n,
+                      verifier=verifier, rewards={}, tokens={}, timings={})
+
+
+def test_the_report_lists_each_stages_flagged_successes_with_their_commands(tmp_path):
+    import json
+
+    from rsi_lite.report import RUST_C, shadow_findings, shadow_markdown
+    from rsi_lite.trajectory import write_trajectories
+
+    run = tmp_path / "run"
+    (run / "eval-base").mkdir(parents=True)
+    write_trajectories([_record("a", "wc -l data.csv > n.txt", flags=[]),
+                        _record("b", "printf %s 7 > count.txt", flags=["input_specific"]),
+                        _record("c", "ls", strict=0),  # a failure: never replayed
+                        _record("d", "cat x > y")], run / "eval-base" / "trajectories.jsonl")  # success not replayed
+    (run / "rsr-1").mkdir()
+    write_trajectories([_record("e", "sort f > g", "cat /tests/test_outputs.py"), _record("f", "cut -f1 x > y")],
+                       run / "rsr-1" / "resolves.jsonl")
+    (run / "rsr-1" / "prefixes.json").write_text(json.dumps({"0": 1}))  # e's re-solve cut after its first action
+    (run / "rsr-1" / "flags.json").write_text(json.dumps({"0": ["touches_tests"]}))
+    (run / "rpr-1" / "step-000").mkdir(parents=True)
+    write_trajectories([_record("g", "echo 1 > /logs/verifier/reward.txt",
+                                flags=["input_specific", "touches_verifier_output"])],
+                       run / "rpr-1" / "step-000" / "trajectories.jsonl")
+
+    found = shadow_findings(run)
+    assert list(found) == ["eval-base", "rsr-1", "rpr-1"]  # the loop's order; stages without a replay left out
+    assert found["eval-base"] | {"examples": None} == {"checked": 2, "flagged": 1, "kinds": {"input_specific": 1},
+                                                       "examples": None}
+    assert found["eval-base"]["examples"] == [{"task": "b", "flags": ["input_specific"],
+                                               "commands": ["printf %s 7 > count.txt"]}]
+    assert found["rsr-1"]["checked"] == 2 and found["rsr-1"]["examples"][0]["commands"] == ["sort f > g"]  # as the gate saw it
+    assert found["rpr-1"]["kinds"] == {"input_specific": 1, "touches_verifier_output": 1}
+    md = "\n".join(shadow_markdown(found))
+    assert RUST_C in md and "| eval-base | 2 | 1 | 1 | 0 | 0 | 0 |" in md
+    assert "- eval-base · `b` · input_specific" in md and "  printf %s 7 > count.txt" in md
+    clean = "\n".join(shadow_markdown({"eval-base": {"checked": 3, "flagged": 0, "kinds": {}, "examples": []}}))
+    assert "None of the 3 successes was flagged" in clean
+    assert "No stage of this run replayed" in "\n".join(shadow_markdown({}))

@@ -258,6 +258,14 @@ def build_dataset(tokenizer, trajs: list[Trajectory], source: str, per_task: int
 
 # ---------------------------------------------------------------- the stage
 
+def kept_resolves(d: Path) -> list[Trajectory]:
+    """A stage's re-solves as the gate sees them: each cut after its passing prefix where `prefixes.json` (written
+    only when the stage cuts) says so. flags.json and the acceptance read them by their index here."""
+    resolves = read_trajectories(d / "resolves.jsonl")
+    cuts = json.loads((d / "prefixes.json").read_text()) if (d / "prefixes.json").is_file() else {}
+    return [cut_after(t, cuts[str(i)]) if str(i) in cuts else t for i, t in enumerate(resolves)]
+
+
 def run_rsr(run: Path, cycle: int, cfg: RSRConfig | None = None, *, policy=None, progress: bool = False,
             until: str | None = None) -> dict | None:
     """Run (or resume) the stage; return the funnel. `until="dataset"` stops once dataset.jsonl is written
@@ -304,7 +312,7 @@ def run_rsr(run: Path, cycle: int, cfg: RSRConfig | None = None, *, policy=None,
                                                                 failed=cfg.keep_passing_prefix,
                                                                 trim=cfg.trim_after_pass))
     cuts = json.loads((d / "prefixes.json").read_text()) if cutting else {}
-    kept = [cut_after(t, cuts[str(i)]) if str(i) in cuts else t for i, t in enumerate(resolves)]
+    kept = kept_resolves(d)
     which = [r["id"] for r in rows if any(v["id"] == r["id"] and v["approved"] for v in verdicts)
              for _ in range(cfg.resolves_per_runbook)]
     by_id = {r["id"]: r for r in rows}
