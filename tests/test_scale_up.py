@@ -16,8 +16,18 @@ from .conftest import REPO
 def _run(cmd, out):
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(REPO)}
     r = subprocess.run(cmd + ["--out", str(out)], cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.returncode == 0, _why(r)
     return json.loads(out.read_text())
+
+
+def _why(r) -> str:
+    """A failed launch's cause: each rank's error lines (torchrun prefixes them `[rankN]:`; an abort prints
+    `terminate called ...` or a signal name), which the launcher's own long tail would push out, then that tail."""
+    import re
+
+    key = [line for line in r.stderr.splitlines()
+           if re.search(r"^\[rank\d+\]|Error|Traceback|terminate called|Signal|SIG[A-Z]+|what\(\)", line)]
+    return f"exit {r.returncode}\n" + "\n".join(key[:80]) + "\n--- last lines ---\n" + r.stderr[-1500:]
 
 
 def test_fsdp2_two_processes_match_one_process(tmp_path):
@@ -109,7 +119,7 @@ def test_sharded_loading_reads_only_its_rows_and_equals_one_process_loading(tmp_
     r = subprocess.run(torchrun + ["-m", "scale_up.load_check", "load", "--model", model, "--adapter",
                                    str(tmp_path / "actor"), "--critic", str(tmp_path / "critic"), "--out", str(out)],
                        cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.returncode == 0, _why(r)
     sharded = torch.load(out, weights_only=False)
 
     one = load_actor_critic(str(tmp_path / "actor"), str(tmp_path / "critic"), model)
@@ -314,7 +324,7 @@ def test_gpu_check_training_steps_run_on_cpu_with_the_tiny_model(tmp_path):
     model = tmp_path / "model"
     r = subprocess.run([sys.executable, "-m", "scale_up.gpu_check", "model", "--out", str(model), "--size", "tiny"],
                        cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.returncode == 0, _why(r)
     torchrun = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2"]
     r = subprocess.run(torchrun + ["-m", "scale_up.gpu_check", "train", "--model", str(model), "--out",
                                    str(tmp_path / "train.json"), "--examples", "4", "--length", "64"],
