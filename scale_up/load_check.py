@@ -47,23 +47,12 @@ def qwen_config(model: dict):
 
 
 def meta(config: Path, rank: int, world: int) -> dict:
-    from accelerate import init_empty_weights
-    from peft import LoraConfig, get_peft_model
-    from transformers import AutoModelForCausalLM
+    from rsi_lite.policy.model import PolicyConfig
 
-    from rsi_lite.policy.critic import CRITIC
-    from rsi_lite.policy.model import Policy, PolicyConfig
-
-    from .sharded_load import local_parameter_bytes
+    from .sharded_load import build_on_meta, local_parameter_bytes
 
     spec = json.loads(Path(config).read_text())["model"]
-    cfg = PolicyConfig(dtype="bfloat16")
-    lora = LoraConfig(r=cfg.lora_r, lora_alpha=cfg.lora_alpha, target_modules=cfg.target_modules, task_type="CAUSAL_LM")
-    with init_empty_weights(include_buffers=False):
-        model = AutoModelForCausalLM.from_config(qwen_config(spec), dtype=torch.bfloat16)
-        model = get_peft_model(model, lora, adapter_name="actor")
-        model.add_adapter(CRITIC, lora)
-    policy = Policy(model, None, cfg, ["actor", CRITIC], value_head=torch.nn.Linear(spec["hidden"], 1))
+    policy = build_on_meta(PolicyConfig(dtype="bfloat16"), critic="", model_config=qwen_config(spec))
     total = local_parameter_bytes(policy.model) + local_parameter_bytes(policy.value_head)
     params = sum(p.numel() for n, p in policy.model.named_parameters() if ".lora_" not in n)
     if world > 1:

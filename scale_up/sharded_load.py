@@ -35,7 +35,7 @@ from . import dist as D
 class _Checkpoint:
     """The tensors of a safetensors checkpoint (one file or sharded with an index), read by row slices."""
 
-    def __init__(self, files: list[Path], prefix_map=None):
+    def __init__(self, files: list[Path]):
         from safetensors import safe_open
 
         self.handles, self.where = [], {}
@@ -99,26 +99,25 @@ def _rows_of(param, rank: int, world: int) -> tuple[torch.Tensor, int, int]:
     return local, min(rank * chunk, param.shape[0]), local.shape[0]
 
 
-def build_on_meta(cfg, *, adapter: str | None = None, critic: str | None = None):
+def build_on_meta(cfg, *, adapter: str | None = None, critic: str | None = None, model_config=None):
     """The policy's structure with parameters on the meta device (no storage) and real buffers and value
-    head: what `load_sharded` shards before reading a byte of weights."""
+    head: what `load_sharded` shards before reading a byte of weights. `model_config`: a transformers config
+    to build instead of `cfg.model`'s (no files, no tokenizer: `load_check meta` builds the plan's 27B so)."""
     from accelerate import init_empty_weights
     from peft import LoraConfig, get_peft_model
-    from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoConfig, AutoModelForCausalLM
 
     from rsi_lite.policy.critic import CRITIC
-    from rsi_lite.policy.model import Policy, quiet_peft, resolve_model, torch_dtype
+    from rsi_lite.policy.model import Policy, policy_tokenizer, quiet_peft, resolve_model, torch_dtype
 
     if cfg.quantization != "lora":
         raise ValueError(f"sharded loading supports PolicyConfig.quantization='lora', got {cfg.quantization!r} "
                          "(a 4-bit base is quantized whole on one device at load time; see scale_up/README.md)")
-    path = resolve_model(cfg.model)
-    tok = AutoTokenizer.from_pretrained(path)
-    if tok.pad_token is None:
-        tok.pad_token = tok.eos_token
-    tok.padding_side = "left"
+    path = None if model_config is not None else resolve_model(cfg.model)
+    tok = policy_tokenizer(path) if path else None
     with init_empty_weights(include_buffers=False):
-        model = AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(path), dtype=torch_dtype(cfg.dtype))
+        model = AutoModelForCausalLM.from_config(model_config or AutoConfig.from_pretrained(path),
+                                                 dtype=torch_dtype(cfg.dtype))
     # tied embeddings (SmolLM2's) as one parameter, sharded and loaded once: tied here, because accelerate's
     # meta context re-creates a parameter at every registration and so unties what the constructor tied
     model.tie_weights()

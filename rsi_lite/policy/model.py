@@ -234,18 +234,27 @@ def load_policy(cfg: PolicyConfig | None = None, adapter_path: str | Path | None
         return _load_policy(cfg, adapter_path)
 
 
+def policy_tokenizer(path):
+    """The model's tokenizer as every policy uses it: the end token pads where no pad token is set, on the left
+    (batched generation appends to the right of every prompt)."""
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(path)
+    if tok.pad_token is None:
+        tok.pad_token = tok.eos_token
+    tok.padding_side = "left"
+    return tok
+
+
 def _load_policy(cfg: PolicyConfig | None, adapter_path) -> Policy:
     import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
 
     cfg = cfg or PolicyConfig()
     if cfg.quantization not in ("4bit", "lora", "full"):
         raise ValueError(f"PolicyConfig.quantization must be '4bit', 'lora' or 'full', got {cfg.quantization!r}")
     path = resolve_model(cfg.model)
-    tok = AutoTokenizer.from_pretrained(path)
-    if tok.pad_token is None:
-        tok.pad_token = tok.eos_token
-    tok.padding_side = "left"  # batched generation appends to the right of every prompt
+    tok = policy_tokenizer(path)
     dtype = torch_dtype(cfg.dtype)
     kwargs: dict = {"dtype": dtype}
     if cfg.quantization == "4bit":
