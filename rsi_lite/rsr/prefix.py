@@ -14,18 +14,10 @@ and at the end; a success whose later actions changed it is cut too (`trim_after
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import asdict
 from pathlib import Path
 
 from ..trajectory import Trajectory
-
-
-def _fingerprint(sb, workdir: str) -> str:
-    """Every path under the workdir with its type, mode and, for a file, its checksum."""
-    q = shlex.quote(sb.shell_path(workdir))
-    return sb.exec(f"find {q} -xdev -printf '%y %m %p\\n' | sort; "
-                   f"find {q} -xdev -type f -print0 | sort -z | xargs -0 -r md5sum").output
 
 
 def passing_prefix(traj: Trajectory, task, backend: str = "auto", trim: bool = False) -> int | None:
@@ -34,7 +26,7 @@ def passing_prefix(traj: Trajectory, task, backend: str = "auto", trim: bool = F
     episode; with `trim`, for a successful one too when its later actions change the workspace from that
     passing state. None when no proper prefix does (or, for a success, when it only looked afterwards)."""
     from ..harness.parsers import runnable_commands
-    from ..sandbox import make_sandbox
+    from ..sandbox import make_sandbox, workspace_state
     from ..verify import verify_sandbox
 
     success = bool(traj.verifier.get("strict"))
@@ -50,8 +42,8 @@ def passing_prefix(traj: Trajectory, task, backend: str = "auto", trim: bool = F
             if first is None and ran and verify_sandbox(sb, task).strict:
                 if not success:
                     return n
-                first, passed = n, _fingerprint(sb, task.environment.workdir)
-        if first is not None and first < len(actions) and _fingerprint(sb, task.environment.workdir) != passed:
+                first, passed = n, workspace_state(sb, task.environment.workdir)
+        if first is not None and first < len(actions) and workspace_state(sb, task.environment.workdir) != passed:
             return first
     return None
 

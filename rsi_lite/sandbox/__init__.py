@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from .base import CommandResult, Sandbox, SandboxError, SandboxLimits
+from .base import CommandResult, Sandbox, SandboxError, SandboxLimits, workspace_state
 from .bwrap import BubblewrapSandbox, bwrap_available
 from .docker import DockerSandbox, docker_available
 from .local import LocalSandbox
@@ -44,5 +44,5 @@ def make_sandbox(task_or_env: Task | EnvironmentSpec | None = None, *, backend: 
     return cls(env, limits, verifier=verifier)
 
 
-__all__ = ["BACKENDS", "CommandResult", "Sandbox", "SandboxError", "SandboxLimits", "make_sandbox",
+__all__ = ["BACKENDS", "CommandResult", "Sandbox", "SandboxError", "SandboxLimits", "make_sandbox", "workspace_state",
            "resolve_backend", "bwrap_available", "docker_available"]

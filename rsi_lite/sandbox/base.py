@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import shlex
 import select
 import signal
 import time
@@ -324,3 +325,22 @@ def read_pty(fd: int, timeout: float) -> bytes | None:
     except OSError:  # EIO: every slave end closed
         return None
     return data or None
+
+
+def workspace_state(sb, workdir: str) -> dict[str, tuple]:
+    """path -> (type and mode, link target, content hash) of everything under `workdir` in the sandbox: two
+    states compare equal when the workspace did not change (a reference's outputs, a passing prefix's)."""
+    w = shlex.quote(sb.shell_path(workdir))
+    meta = sb.exec(f"cd {w} && find . -mindepth 1 -printf '%y%m %p\\t%l\\n'").output.splitlines()
+    sums = sb.exec(f"cd {w} && find . -mindepth 1 -type f -exec sha256sum {{}} +").output.splitlines()
+    state = {}
+    for line in meta:
+        if " " in line and "\t" in line:
+            kind, rest = line.split(" ", 1)
+            path, link = rest.split("\t", 1)
+            state[path] = (kind, link, "")
+    for line in sums:
+        digest, _, path = line.partition("  ")
+        if path in state:
+            state[path] = state[path][:2] + (digest,)
+    return state

@@ -20,7 +20,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..sandbox import SandboxLimits, make_sandbox
+from ..sandbox import SandboxLimits, make_sandbox, workspace_state
 from ..verify import VerifierReport, attempt, run_reference, solve_with_reference
 from .spec import TaskSpec, write_task
 from .task import Task, load_task
@@ -79,23 +79,6 @@ class ShadowCheck:
     differs: bool = True
 
 
-def _state(sb, w: str) -> dict[str, tuple]:
-    """path -> (type and mode, link target, content hash) of everything under the quoted directory `w`."""
-    meta = sb.exec(f"cd {w} && find . -mindepth 1 -printf '%y%m %p\\t%l\\n'").output.splitlines()
-    sums = sb.exec(f"cd {w} && find . -mindepth 1 -type f -exec sha256sum {{}} +").output.splitlines()
-    state = {}
-    for line in meta:
-        if " " in line and "\t" in line:
-            kind, rest = line.split(" ", 1)
-            path, link = rest.split("\t", 1)
-            state[path] = (kind, link, "")
-    for line in sums:
-        digest, _, path = line.partition("  ")
-        if path in state:
-            state[path] = state[path][:2] + (digest,)
-    return state
-
-
 @dataclass
 class Outputs:
     """What a reference solution made under the workdir: each created or changed path's state (type and mode,
@@ -109,9 +92,9 @@ class Outputs:
 def outputs_of_reference(task: Task, *, backend: str = "auto", limits: SandboxLimits | None = None) -> Outputs:
     with make_sandbox(task, backend=backend, limits=limits) as sb:
         w = shlex.quote(sb.shell_path(task.environment.workdir))
-        before = _state(sb, w)
+        before = workspace_state(sb, task.environment.workdir)
         run_reference(sb, task)
-        after = _state(sb, w)
+        after = workspace_state(sb, task.environment.workdir)
         made = {p: s for p, s in after.items() if before.get(p) != s}
         gone = sorted(p for p in before if p not in after)
         archive = b""
