@@ -362,7 +362,7 @@ def test_the_shadow_gate_keeps_a_hard_coded_re_solve_out_of_the_sft_set(tmp_path
     from rsi_lite.trajectory import write_trajectories
 
     from .conftest import scripted_trajectory
-    from .test_shadow import _original_answer
+    from rsi_lite.tasks.shadow import hard_coded_answer
 
     name = "core-010-data_csv-easy"
     task = load_task(TASKS / "core" / name)
@@ -372,7 +372,7 @@ def test_the_shadow_gate_keeps_a_hard_coded_re_solve_out_of_the_sft_set(tmp_path
     csv, who, out = re.match(r"In /app/(\S+), find the \w+ of (\w+) and write just that number to /app/(\S+)\.",
                              task.instruction).groups()
     honest = f"awk -F, -v who={who} '$1 == who {{print $3}}' {csv} > {out}"
-    planted = _original_answer(task)
+    planted = hard_coded_answer(task, backend="bwrap")
 
     def episode(cmd):
         t = scripted_trajectory(tok, [Message("instruction", task.instruction), Message("action", f"```bash\n{cmd}\n```")],
