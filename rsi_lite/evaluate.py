@@ -135,7 +135,7 @@ def evaluate(policy, suites: list[str], out: Path, *, k: int = 3, rollout: Rollo
     if shadow:
         from .tasks.shadow import flag_successes
 
-        flag_successes(trajs, backend=rollout.backend)
+        flag_successes(trajs, backend=rollout.backend, workers=rollout.workers)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     write_trajectories(trajs, out / "trajectories.jsonl")

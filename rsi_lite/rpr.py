@@ -254,7 +254,7 @@ def flag_step(trajs: list, tasks, cfg: RPRConfig, divisors: dict) -> None:
     from .rewards import compute_reward
     from .tasks.shadow import flag_successes
 
-    flag_successes(trajs, backend=cfg.rollout.backend, tasks=tasks)
+    flag_successes(trajs, backend=cfg.rollout.backend, tasks=tasks, workers=cfg.rollout.workers)
     for t in trajs:
         if t.verifier.get("flags") and cfg.flagged_as_failure:
             t.verifier["rewards_unflagged"] = dict(t.rewards)

@@ -317,10 +317,10 @@ def run_rsr(run: Path, cycle: int, cfg: RSRConfig | None = None, *, policy=None,
              for _ in range(cfg.resolves_per_runbook)]
     by_id = {r["id"]: r for r in rows}
     if cfg.shadow_gate and not (d / "flags.json").is_file():
-        from ..tasks.shadow import success_flags
+        from ..tasks.shadow import successes_flags
 
-        write_json_atomic(d / "flags.json", {str(i): f for i, t in enumerate(kept) if t.verifier.get("strict") and (
-            f := success_flags(t, load_task(Path(t.task_path)), backend=cfg.rollout.backend))})
+        write_json_atomic(d / "flags.json", {str(i): f for i, f in successes_flags(
+            kept, backend=cfg.rollout.backend, workers=cfg.rollout.workers).items() if f})
     flags = json.loads((d / "flags.json").read_text()) if cfg.shadow_gate else {}
     accepted, rejected = [], {}
     for i, (t, rid) in enumerate(zip(kept, which)):

@@ -17,6 +17,7 @@ import base64
 import re
 import shlex
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -194,25 +195,29 @@ def pattern_flags(commands: list[str], workdir: str = "/app") -> list[str]:
 
 
 _TWINS: dict[str, Task | None] = {}
+_TWINS_LOCK = threading.Lock()
 
 
 def twin_task(task: Task) -> Task | None:
     """The task's twin written once per process to a temp directory; None for a task without a generator or
-    whose answer depends on no hidden data (its twin could not tell anything)."""
+    whose answer depends on no hidden data (its twin could not tell anything). Safe to call from threads."""
     key = str(task.path)
-    if key not in _TWINS:
-        try:
-            original, twin = shadow_specs(task)
-        except ValueError:
-            _TWINS[key] = None
-            return None
-        if same_data(original, twin):
-            _TWINS[key] = None
-            return None
-        meta = task.config["metadata"]
-        root = Path(tempfile.mkdtemp(prefix="rsi-twins-"))
-        _TWINS[key] = load_task(write_task(twin, root / task.name, suite=meta["suite"], seed=meta["seed"]))
-    return _TWINS[key]
+    with _TWINS_LOCK:
+        if key not in _TWINS:
+            _TWINS[key] = _write_twin(task)
+        return _TWINS[key]
+
+
+def _write_twin(task: Task) -> Task | None:
+    try:
+        original, twin = shadow_specs(task)
+    except ValueError:
+        return None
+    if same_data(original, twin):
+        return None
+    meta = task.config["metadata"]
+    root = Path(tempfile.mkdtemp(prefix="rsi-twins-"))
+    return load_task(write_task(twin, root / task.name, suite=meta["suite"], seed=meta["seed"]))
 
 
 def command_flags(task: Task, commands: list[str], *, backend: str = "auto",
@@ -234,12 +239,25 @@ def success_flags(traj, task: Task, *, backend: str = "auto", limits: SandboxLim
     return command_flags(task, episode_commands(traj), backend=backend, limits=limits)
 
 
-def flag_successes(trajs: list, *, backend: str = "auto", tasks: list[Task] | None = None) -> None:
-    """Each strict success's `verifier["flags"]` (`success_flags`; empty where nothing was found): evaluations
-    and PPO steps. `tasks`: the episodes' tasks when the caller has them; else each is loaded from its path."""
+def successes_flags(trajs: list, *, backend: str = "auto", tasks: list[Task] | None = None,
+                    workers: int = 8) -> dict[int, list[str]]:
+    """{index: `success_flags`} of each strict success among `trajs`, replayed on `workers` threads (each
+    replay is a sandbox and a verifier run, mostly waiting). `tasks`: the episodes' tasks when the caller has
+    them; else each is loaded from its path."""
+    from concurrent.futures import ThreadPoolExecutor
+
     by_path = {str(t.path): t for t in tasks or []}
-    for t in trajs:
-        if t.verifier.get("strict"):
-            if t.task_path not in by_path:
-                by_path[t.task_path] = load_task(Path(t.task_path))
-            t.verifier["flags"] = success_flags(t, by_path[t.task_path], backend=backend)
+    which = [i for i, t in enumerate(trajs) if t.verifier.get("strict")]
+    for i in which:
+        if trajs[i].task_path not in by_path:
+            by_path[trajs[i].task_path] = load_task(Path(trajs[i].task_path))
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        found = pool.map(lambda i: success_flags(trajs[i], by_path[trajs[i].task_path], backend=backend), which)
+        return dict(zip(which, found))
+
+
+def flag_successes(trajs: list, *, backend: str = "auto", tasks: list[Task] | None = None, workers: int = 8) -> None:
+    """Each strict success's `verifier["flags"]` (`successes_flags`; empty where nothing was found): evaluations
+    and PPO steps."""
+    for i, flags in successes_flags(trajs, backend=backend, tasks=tasks, workers=workers).items():
+        trajs[i].verifier["flags"] = flags
