@@ -137,10 +137,11 @@ def profile(name: str) -> Profile:
         # PPO on the same curriculum, batches drawn from the tasks the actor solves sometimes (`frontier`)
         rpr = RPRConfig(warmup_tasks=2 if s else 4, warmup_epochs=2, calibration_steps=1, steps=1 if s else 2,
                         batch_tasks=2 if s else 4, minibatch=2, rollout=short, pool_difficulty=rsr.pool_difficulty,
-                        pool_families=rsr.pool_families, probe_samples=1, probe_tasks=2 if s else 8,
+                        pool_families=rsr.pool_families, probe_samples=1, probe_tasks=2 if s else 4,
                         accumulate=0, ppo_epochs=2)
-        # 15 of core's 45 tasks and 9 of val's 27 (evenly spaced: every family), 2 of each other suite
-        ev = EvalConfig(k=1, limit=1 if s else {"core": 15, "val": 9, "*": 2}, rollout=RolloutConfig(
+        # 15 of core's 45 tasks and 9 of val's 27 (evenly spaced: every family); one of each other suite keeps
+        # its column (at 135M and k=1 they read 0, and two tasks would tell no more)
+        ev = EvalConfig(k=1, limit=1 if s else {"core": 15, "val": 9, "*": 1}, rollout=RolloutConfig(
             harness="plain", temperature=0.6, max_turns=1 if s else 2, max_new_tokens=32 if s else 48))
         return Profile(name, rsr.pool_size, rsr, rpr, rpr.actor_lr / 5, ev)
     if name == "cpu":
