@@ -172,7 +172,7 @@ def _record(task, *commands, strict=1, flags=None):
 def test_the_report_lists_each_stages_flagged_successes_with_their_commands(tmp_path):
     import json
 
-    from rsi_lite.report import RUST_C, shadow_findings, shadow_markdown
+    from rsi_lite.report_shadow import RUST_C, shadow_findings, shadow_markdown
     from rsi_lite.trajectory import write_trajectories
 
     run = tmp_path / "run"

@@ -258,10 +258,11 @@ def build_dataset(tokenizer, trajs: list[Trajectory], source: str, per_task: int
 
 # ---------------------------------------------------------------- the stage
 
-def kept_resolves(d: Path) -> list[Trajectory]:
-    """A stage's re-solves as the gate sees them: each cut after its passing prefix where `prefixes.json` (written
-    only when the stage cuts) says so. flags.json and the acceptance read them by their index here."""
-    resolves = read_trajectories(d / "resolves.jsonl")
+def kept_resolves(d: Path, resolves: list[Trajectory] | None = None) -> list[Trajectory]:
+    """A stage's re-solves (`resolves`, else its resolves.jsonl) as the gate sees them: each cut after its passing
+    prefix where `prefixes.json` (written only when the stage cuts) says so. flags.json and the acceptance read
+    them by their index here."""
+    resolves = read_trajectories(d / "resolves.jsonl") if resolves is None else resolves
     cuts = json.loads((d / "prefixes.json").read_text()) if (d / "prefixes.json").is_file() else {}
     return [cut_after(t, cuts[str(i)]) if str(i) in cuts else t for i, t in enumerate(resolves)]
 
@@ -311,8 +312,7 @@ def run_rsr(run: Path, cycle: int, cfg: RSRConfig | None = None, *, policy=None,
         write_json_atomic(d / "prefixes.json", passing_prefixes(resolves, cfg.rollout.backend, cfg.rollout.workers,
                                                                 failed=cfg.keep_passing_prefix,
                                                                 trim=cfg.trim_after_pass))
-    cuts = json.loads((d / "prefixes.json").read_text()) if cutting else {}
-    kept = kept_resolves(d)
+    kept = kept_resolves(d, resolves)
     which = [r["id"] for r in rows if any(v["id"] == r["id"] and v["approved"] for v in verdicts)
              for _ in range(cfg.resolves_per_runbook)]
     by_id = {r["id"]: r for r in rows}
@@ -360,7 +360,8 @@ def run_rsr(run: Path, cycle: int, cfg: RSRConfig | None = None, *, policy=None,
         "accepted": len(accepted), "rejected": rejected,
         "flagged": {k: sum(k in f for f in flags.values()) for k in sorted({k for f in flags.values() for k in f})},
         "accepted_prefixes": sum(t.finish_reason == "passing_prefix" for t in accepted),
-        "trimmed_successes": sum(bool(resolves[int(i)].verifier.get("strict")) for i in cuts),
+        "trimmed_successes": sum(k.finish_reason == "passing_prefix" and bool(r.verifier.get("strict"))
+                                 for r, k in zip(resolves, kept)),
         "retokenize_failures": json.loads((d / "dataset_meta.json").read_text())["retokenize_failures"],
         "examples": len(examples), "training_tokens": sum(sum(e.loss_mask) for e in examples),
         "sft": json.loads((d / "sft.json").read_text()),
