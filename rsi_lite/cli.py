@@ -111,7 +111,7 @@ def cmd_eval(a) -> int:
     doc = evaluate(policy, a.suite, Path(a.out), k=a.k, rollout=rollout, checkpoint=a.checkpoint, limit=a.limit,
                    spread=a.spread, progress=True)
     print(f"checkpoint {a.checkpoint}, harness {a.harness}, {a.k} runs per task")
-    print(table(doc["suites"], a.k))
+    print(table(doc["suites"]))
     b = doc["breakdown"]
     print(f"wall {doc['wall_s']:.0f} s: generating {b.get('rollout/generating', 0):.0f} s (the model's forwards "
           f"{b.get('rollout/forward', 0):.0f} s), slots idle {b.get('rollout/waiting', 0):.0f} s, serving weights "

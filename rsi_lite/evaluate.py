@@ -33,8 +33,8 @@ def resolve_suite(name_or_dir: str, root: Path, errors: list | None = None) -> t
     return path.name, tasks
 
 
-def summarize(trajs: list[Trajectory], k: int) -> dict:
-    """Per-suite figures from finished episodes (pure: no model, no sandbox)."""
+def summarize(trajs: list[Trajectory], k: int | dict) -> dict:
+    """Per-suite figures from finished episodes (pure: no model, no sandbox); `k` as `evaluate` takes it."""
     by_suite: dict[str, list[Trajectory]] = defaultdict(list)
     for t in trajs:
         by_suite[t.suite or "tasks"].append(t)
@@ -60,8 +60,8 @@ def summarize(trajs: list[Trajectory], k: int) -> dict:
                 "robust_success": statistics.mean(sum(v) / len(v) for _, v in sorted(robust.items())),
                 "robust_strict": sum(sum(v) for v in robust.values()),
                 "flagged": dict(Counter(f for t in ts for f in t.verifier.get("flags") or []))})
-        if len(per_run) != k:
-            out[suite]["note"] = f"{len(per_run)} runs found, {k} asked for"
+        if len(per_run) != suite_k(k, suite):
+            out[suite]["note"] = f"{len(per_run)} runs found, {suite_k(k, suite)} asked for"
     return out
 
 
@@ -72,20 +72,21 @@ def _breakdown(ts: list[Trajectory], key: str) -> dict:
     return {g: {"success": sum(v) / len(v), "episodes": len(v)} for g, v in sorted(groups.items())}
 
 
-def table(results: dict, k: int) -> str:
-    lines = [f"{'suite':10} {'tasks':>5} {f'Mean@{k} (k={k})':>14} {'strict':>8} {'process':>8} {'robust':>8}"]
+def table(results: dict) -> str:
+    """One row per suite; each suite's runs per task (`k`) are read from its results."""
+    lines = [f"{'suite':10} {'tasks':>5} {'k':>2} {'Mean@k':>9} {'strict':>8} {'process':>8} {'robust':>8}"]
     for suite, r in results.items():
         robust = f"{100 * r['robust_success']:7.2f}%" if "robust_success" in r else f"{'':8}"
-        lines.append(f"{suite:10} {r['n_tasks']:5} {100 * r['success']:13.2f}% {r['strict']:4}/{r['episodes']:<3} "
+        lines.append(f"{suite:10} {r['n_tasks']:5} {r['k']:2} {100 * r['success']:8.2f}% {r['strict']:4}/{r['episodes']:<3} "
                      f"{r['process_reward']:8.3f} {robust}")
     return "\n".join(lines)
 
 
-def figure(results: dict, k: int, title: str):
+def figure(results: dict, title: str):
     import plotly.graph_objects as go
 
     suites = list(results)
-    fig = go.Figure([go.Bar(x=suites, y=[100 * results[s]["success"] for s in suites], name=f"Mean@{k} success %"),
+    fig = go.Figure([go.Bar(x=suites, y=[100 * results[s]["success"] for s in suites], name="Mean@k success %"),
                      go.Bar(x=suites, y=[100 * results[s]["process_reward"] for s in suites], name="process reward %")])
     fig.update_layout(title=title, barmode="group", yaxis_title="%")
     return fig
@@ -113,10 +114,23 @@ def suite_limit(limit: int | dict | None, suite: str) -> int | None:
     return limit
 
 
-def evaluate(policy, suites: list[str], out: Path, *, k: int = 3, rollout: RolloutConfig | None = None,
+def suite_k(k: int | dict, suite: str) -> int:
+    """Runs per task for one suite: an int applies to every suite; a dict names suites (`"*"`: every other one).
+
+    >>> suite_k({"core": 3, "*": 1}, "core"), suite_k({"core": 3, "*": 1}, "val"), suite_k(3, "val")
+    (3, 1, 3)
+    """
+    n = suite_limit(k, suite)
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise ValueError(f"k={k!r}: suite {suite!r} needs a whole number of runs >= 1 (name it, or give \"*\")")
+    return n
+
+
+def evaluate(policy, suites: list[str], out: Path, *, k: int | dict = 3, rollout: RolloutConfig | None = None,
              checkpoint: str = "base", limit: int | dict | None = None, spread: bool = False,
              tasks_root: Path | None = None, progress: bool = False, shadow: bool = True) -> dict:
-    """Mean@k per suite; with `shadow`, also robust success: the successes that pass their shadow twin too and
+    """Mean@k per suite (`k` runs per task: an int for every suite, or a dict per suite with `"*"` for the others,
+    as `limit`); with `shadow`, also robust success: the successes that pass their shadow twin too and
     trip no pattern check (`tasks.shadow.flag_successes`)."""
     from .paths import TASKS_ROOT
 
@@ -130,7 +144,7 @@ def evaluate(policy, suites: list[str], out: Path, *, k: int = 3, rollout: Rollo
     for s in suites:
         _, tasks = resolve_suite(s, tasks_root or TASKS_ROOT)
         tasks = subset(tasks, suite_limit(limit, s), spread)
-        jobs += [(t, seed) for seed in range(k) for t in tasks]
+        jobs += [(t, seed) for seed in range(suite_k(k, s)) for t in tasks]
     trajs = run_episodes(policy, jobs, rollout, policy_name=checkpoint, progress=progress)
     if shadow:
         from .tasks.shadow import flag_successes
@@ -145,7 +159,7 @@ def evaluate(policy, suites: list[str], out: Path, *, k: int = 3, rollout: Rollo
            "rollout": rollout.to_dict(), "suites": results, "wall_s": round(wall, 1),
            "breakdown": CLOCK.snapshot(wall, since=clock)}
     write_json_atomic(out / "results.json", doc)
-    figure(results, k, f"{checkpoint} under the {rollout.harness} harness").write_html(out / "results.html",
+    figure(results, f"{checkpoint} under the {rollout.harness} harness").write_html(out / "results.html",
                                                                                        include_plotlyjs="cdn")
     return doc
 
@@ -154,7 +168,7 @@ def compare(docs: dict[str, dict], suites: list[str] | None = None) -> str:
     """A stage-by-suite table of Mean@k success (%) from several `results.json` documents, e.g.
     `compare({"Base": json.load(...), "RSR-1": json.load(...)})`; a missing suite shows as '-'."""
     suites = suites or list(dict.fromkeys(s for d in docs.values() for s in d["suites"]))
-    ks = {d["k"] for d in docs.values()}
+    ks = {c["k"] for d in docs.values() for c in d["suites"].values()}
     head = f"{'stage':12}" + "".join(f"{s:>9}" for s in suites) + f"   (Mean@{'/'.join(map(str, sorted(ks)))}, success %)"
     rows = [head]
     for name, d in docs.items():

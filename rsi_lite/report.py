@@ -160,10 +160,18 @@ def _pct(r: dict, s: str) -> str:
 def stage_table(rep: dict) -> str:
     rows = rep["stages"] + list(rep["controls"].values())
     k = sorted({r["suites"][s]["k"] for r in rows for s in r["suites"]}) or ["?"]
-    n = {s: next((r["suites"][s]["n_tasks"] for r in rows if s in r["suites"]), "?") for s in TABLE_SUITES}
-    head = ("| stage | " + " | ".join(f"{s} ({n[s]})" for s in TABLE_SUITES)
-            + " | mean of four | swr | lhtb process | lhtb strict | val |\n|---|" + "---:|" * 9)
-    lines = [f"Success %, Mean@{'/'.join(map(str, k))} (k={'/'.join(map(str, k))}); tasks per suite in brackets"
+    mixed = len(k) > 1  # runs per task differ by suite (the tiny profile): each column says its own
+
+    def col(s: str, bare: bool = False) -> str:
+        have = [r["suites"][s] for r in rows if s in r["suites"]]
+        if not have or (bare and not mixed):
+            return s
+        return f"{s} ({have[0]['n_tasks']}" + (f", k={have[0]['k']})" if mixed else ")")
+
+    head = ("| stage | " + " | ".join(col(s) for s in TABLE_SUITES) + f" | mean of four | {col('swr', True)} | "
+            f"lhtb process | lhtb strict | {col('val', True)} |\n|---|" + "---:|" * 9)
+    runs = f"Mean@{k[0]} (k={k[0]})" if not mixed else "Mean@k, k runs per task"
+    lines = [f"Success %, {runs}; tasks per suite{' and k' if mixed else ''} in brackets"
              + (f"; mean ± sd over seeds {rep['seeds']}" if len(rep["seeds"]) > 1 else "") + ".", "", head]
     for r in rows:
         mof = f"{100 * r['mean_of_four']:.1f}" if r.get("mean_of_four") is not None else "-"

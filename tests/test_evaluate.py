@@ -26,7 +26,20 @@ def test_mean_at_k_is_the_mean_of_run_successes():
     assert r["strict"] == 3 and r["episodes"] == 6 and r["n_tasks"] == 2
     assert r["process_reward"] == pytest.approx((1 + 1 / 3 + 2 / 3 + 0 + 1 + 1) / 6)
     assert r["by_family"]["g"] == {"success": 1.0, "episodes": 1}
-    assert "Mean@3 (k=3)" in table({"core": r}, 3)
+    assert table({"core": r}).splitlines()[1].split()[:4] == ["core", "2", "3", "50.00%"]  # suite, tasks, k, Mean@k
+
+
+def test_runs_per_task_can_differ_by_suite():
+    from rsi_lite.evaluate import suite_k
+
+    k = {"core": 3, "*": 1}
+    trajs = [_traj("a", s, 1, 3, 3) for s in range(3)] + [_traj("v", 0, 0, 1, 3, suite="val")]
+    r = summarize(trajs, k)
+    assert (r["core"]["k"], r["val"]["k"]) == (3, 1) and "note" not in r["core"] and "note" not in r["val"]
+    assert summarize(trajs, {"core": 4, "*": 1})["core"]["note"] == "3 runs found, 4 asked for"
+    assert [suite_k(k, s) for s in ("core", "val")] == [3, 1] and suite_k(2, "val") == 2
+    with pytest.raises(ValueError, match="'hard'"):
+        suite_k({"core": 3}, "hard")  # not named and no "*": an error, not a silent default
 
 
 def test_robust_success_leaves_out_the_flagged_successes_when_they_were_replayed():
@@ -37,7 +50,7 @@ def test_robust_success_leaves_out_the_flagged_successes_when_they_were_replayed
     r = summarize(trajs, k=2)["core"]
     assert r["success"] == pytest.approx(0.75) and r["robust_success"] == pytest.approx(0.5)
     assert r["robust_strict"] == 2 and r["flagged"] == {"input_specific": 1}
-    assert "robust" in table({"core": r}, 2) and " 50.00%" in table({"core": r}, 2)
+    assert "robust" in table({"core": r}) and " 50.00%" in table({"core": r})
 
 
 def test_suite_names_and_directories_resolve():

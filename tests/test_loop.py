@@ -275,3 +275,15 @@ def test_report_has_the_claims_and_the_ppo_steps(tmp_path, fake_stages):
     md = (tmp_path / "r" / "report.md").read_text()
     assert "The paper's claims" in md and "PPO per step: rpr-1" in md
     assert "| 0 | 4 | 0.250 | 1 | 1 |" in md  # the probe's row
+
+
+def test_stage_table_names_each_suites_runs_when_they_differ():
+    def row(stage, k_core):
+        return {"stage": stage, "suites": {s: {"success": 0.2, "k": k_core if s == "core" else 1, "n_tasks": n,
+                                               "strict": 1, "episodes": n, "process_reward": 0.3}
+                                           for s, n in (("core", 15), ("val", 9), ("swr", 1))}}
+
+    mixed = stage_table({"stages": [row("Base", 3), row("RSR-1", 3)], "controls": {}, "seeds": [0]})
+    assert "core (15, k=3)" in mixed and "val (9, k=1)" in mixed and "swr (1, k=1)" in mixed
+    same = stage_table({"stages": [row("Base", 1)], "controls": {}, "seeds": [0]})
+    assert "Mean@1 (k=1)" in same and "core (15) |" in same and "| val |" in same
