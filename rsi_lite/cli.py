@@ -105,8 +105,8 @@ def cmd_eval(a) -> int:
 
     rollout = RolloutConfig(harness=a.harness, action_format=a.format, max_turns=a.max_turns,
                             max_new_tokens=a.max_new_tokens, temperature=a.temperature, backend=a.backend,
-                            batch_size=a.batch_size, engine=a.engine, generation_backend=a.generation_backend,
-                            compute_type=a.compute_type)
+                            engine=a.engine, generation_backend=a.generation_backend, compute_type=a.compute_type,
+                            **({"batch_size": a.batch_size} if a.batch_size else {}))
     policy = _load_checkpoint(a.checkpoint, a.quantization)
     doc = evaluate(policy, a.suite, Path(a.out), k=a.k, rollout=rollout, checkpoint=a.checkpoint, limit=a.limit,
                    spread=a.spread, progress=True)
@@ -235,7 +235,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--temperature", type=float, default=0.6)
     e.add_argument("--quantization", default="lora", choices=["lora", "4bit", "full"],
                    help="lora: fp32 base + LoRA (default; NF4 breaks the 135M model), 4bit: QLoRA")
-    e.add_argument("--batch-size", type=int, default=16, help="episodes live at once")
+    e.add_argument("--batch-size", type=int, help="episodes live at once (default: RolloutConfig's, as in every stage)")
     e.add_argument("--engine", default="continuous", choices=["continuous", "lockstep"])
     e.add_argument("--generation-backend", default="auto", choices=["auto", "transformers", "ctranslate2"],
                    help="what serves the replies (auto: transformers on a local model; see rsi_lite.policy.serving)")
