@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections import Counter
 from pathlib import Path
@@ -94,23 +93,12 @@ def cmd_tasks_pool(a) -> int:
 
 
 def cmd_tasks_heldout(a) -> int:
-    from .rpr import RPRConfig
-    from .rpr_batches import first_frontier_kinds
-    from .stage_io import pool_tasks
-    from .records import atomic_dir
-    from .tasks.spec import write_task
-    from .tasks.suites import eval_fingerprints, kind_specs
+    from .rpr_batches import write_heldout
 
-    stage = Path(a.stage)
-    cfg = RPRConfig.from_dict(json.loads((stage / "config.json").read_text()))
-    kinds = first_frontier_kinds(stage, pool_tasks(stage.parent, cfg))
-    if not kinds:
-        sys.exit(f"error: {stage}/probe-000: its first probe found no kind learnable")
-    exclude = eval_fingerprints()
-    with atomic_dir(Path(a.out)) as tmp:
-        made = [write_task(spec, tmp / name, suite="heldout", seed=seed)
-                for name, seed, spec in kind_specs(set(kinds), a.per_kind, exclude=exclude)]
-    print("\n".join(f"{a.per_kind:4d}  {k}" for k in kinds))
+    made = write_heldout(Path(a.stage), Path(a.out), a.per_kind)
+    if not made:
+        sys.exit(f"error: {a.stage}/probe-000: its first probe found no kind learnable")
+    print("\n".join(f"{n:4d}  {k}" for k, n in sorted(Counter(made.values()).items())))
     print(f"{len(made)} fresh tasks -> {a.out}   (then: rsi-lite eval --suite {a.out} ...)")
     return 0
 

@@ -74,6 +74,11 @@ class EvalConfig:
     """Only `limit` tasks of each suite, evenly spaced through it so every family is sampled (small
     profiles; the suites are ordered by family); a dict gives a count per suite (`"*"` for the others,
     `evaluate.suite_limit`); None: all of them."""
+    heldout_per_kind: int = 0
+    """After each RPR phase, this many fresh instances of every kind its first probe found learnable (solved
+    sometimes, not always: what PPO trains on), evaluated before and after the phase, `core`'s k runs each
+    (`rpr_batches.write_heldout`): whether refinement learned something that carries to new instances, where the
+    whole suites have little room for it. 0: not measured."""
     rollout: RolloutConfig = field(default_factory=lambda: RolloutConfig(
         harness="plain", temperature=0.6, max_turns=3, max_new_tokens=64))
     """The target harness at the paper's evaluation temperature (the continuous engine: every suite's episodes
@@ -153,7 +158,7 @@ def profile(name: str) -> Profile:
         rsr = RSRConfig.from_dict(recipe("rsr-core.json"))
         rpr = RPRConfig.from_dict({**recipe("rpr-core-kinds-turn.json"), "pool_size": rsr.pool_size})
         return Profile(name, rsr.pool_size, rsr, rpr, rpr.actor_lr / 5,
-                       EvalConfig(k=3, limit={"core": None, "val": None, "*": 9}))
+                       EvalConfig(k=3, limit={"core": None, "val": None, "*": 9}, heldout_per_kind=10))
     if name == "gpu":
         import os
 
@@ -333,6 +338,28 @@ class Loop:
         self._timed(label, d, lambda: self.stages.rpr(self.dir, cycle, cfg, name, self.progress))
         return str(d / "actor")
 
+    def heldout(self, label: str, name: str, incoming: tuple[str, str], ck: str) -> None:
+        """The RPR phase's incoming checkpoint and its actor on fresh instances of the kinds its first probe found
+        learnable (`EvalConfig.heldout_per_kind`): DIR/heldout-rpr-N/{tasks,eval-<stage>}."""
+        from .evaluate import suite_k
+        from .rpr_batches import write_heldout
+
+        n = self.p.eval.heldout_per_kind
+        d = self.dir / f"heldout-{name}"
+        if not n:
+            return
+        if not (d / "kinds.json").is_file():
+            made = write_heldout(self.dir / name, d / "tasks", n)
+            write_json_atomic(d / "kinds.json", {"per_kind": n, "tasks": made})
+        if not json.loads((d / "kinds.json").read_text())["tasks"]:
+            self.log(f"[{label}] held-out kinds: its first probe found no kind learnable; nothing to measure")
+            return
+        cfg = EvalConfig(suites=[str(d / "tasks")], k=suite_k(self.p.eval.k, "core"), rollout=self.p.eval.rollout)
+        for stage, c in (incoming, (label, ck)):
+            e = d / f"eval-{stage.lower()}"
+            self.log(f"[{label}] held-out kinds: evaluate {stage} ({c})")
+            self._timed(f"heldout {label}: {stage}", e, lambda: self.stages.eval(e, c, cfg, self.p.model, self.progress))
+
     def go(self) -> dict:
         from .tasks.suites import write_pool
 
@@ -357,6 +384,7 @@ class Loop:
                 rpr2_init = kept[1]
             ck = self.rpr(f"RPR-{cycle}", f"rpr-{cycle}", cycle, kept[1], critic, actor_lr=lr)
             stages[f"RPR-{cycle}"] = ck
+            self.heldout(f"RPR-{cycle}", f"rpr-{cycle}", kept, ck)
             self.evaluate(f"RPR-{cycle}", ck)
             kept = self.select(f"RPR-{cycle}", kept, (f"RPR-{cycle}", ck))
         # the controls start where their main-branch counterpart started; they never change what is retained

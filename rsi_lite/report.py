@@ -19,6 +19,7 @@ from pathlib import Path
 
 from .loop import CONTROLS, TABLE_SUITES, eval_dir, read_stage_metrics
 from .records import write_json_atomic, write_text_atomic
+from .report_heldout import heldout_claims, heldout_markdown, heldout_rows
 from .report_shadow import shadow_findings, shadow_markdown
 
 STAGES = ["Base", "RSR-1", "RPR-1", "RSR-2", "RPR-2"]
@@ -78,7 +79,7 @@ def seed_report(run: Path, d: Path) -> dict:
             "cost": _read(d / "cost.json") or {}, "result": _read(d / "result.json"),
             "reward_shares": {name: failure_shares(d / name) for name in ("rpr-1", "rpr-2", "rpr-2-fdr")
                               if (d / name).is_dir()},
-            "shadow": shadow_findings(run, d)}
+            "shadow": shadow_findings(run, d), "heldout": heldout_rows(d)}
 
 
 def failure_shares(d: Path) -> dict:
@@ -144,6 +145,7 @@ def build(run: Path) -> dict:
             "final": {s: p["result"] for s, p in per_seed.items()},
             "reward_shares": {s: p["reward_shares"] for s, p in per_seed.items()},
             "shadow": {s: p["shadow"] for s, p in per_seed.items()},
+            "heldout": {s: p["heldout"] for s, p in per_seed.items()},
             "reference": {"table2": PAPER_TABLE2, "swr": PAPER_SWR, "lhtb_strict_of_46": PAPER_LHTB_STRICT}}
 
 
@@ -228,6 +230,7 @@ def claims(rep: dict) -> list[dict]:
     direct = _gain(rep, "Base", "Direct PPO")
     out.append({"claim": "PPO after self-rewrite moves the actor (RPR-1 over RSR-1, core)", "verdict": _verdict(rpr),
                 "figures": None if rpr is None else f"{rpr[0]:+.1f} points (spread {rpr[1]:.1f})"})
+    out += heldout_claims(rep, _verdict)
     out.append({"claim": "Direct PPO from Base stays near Base (within 2 points or the spread, core)",
                 "verdict": _verdict(direct, near_zero=True),
                 "figures": None if direct is None else f"{direct[0]:+.1f} points (spread {direct[1]:.1f})"})
@@ -290,6 +293,9 @@ def markdown(rep: dict) -> str:
     for seed, curves in rep["curves"].items():
         for name, c in curves.items():
             out += [f"## PPO per step: {name} (seed {seed})", "", ppo_table(c), ""]
+    for seed, phases in rep.get("heldout", {}).items():
+        for phase, h in phases.items():
+            out += heldout_markdown(phase, h, seed if len(rep["heldout"]) > 1 else None)
     for seed, found in rep.get("shadow", {}).items():
         out += shadow_markdown(found, "Successes that may be pretending (shadow replay)"
                                + (f", seed {seed}" if len(rep["shadow"]) > 1 else ""))

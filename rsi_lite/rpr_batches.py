@@ -172,3 +172,30 @@ def first_frontier_kinds(d: Path, tasks: list) -> list[str]:
 
         first = probe_row(read_trajectories(probe.parent / "trajectories.jsonl"), 0, kind_map(tasks))
     return sorted(learnable(first["by_kind"]))
+
+
+def write_heldout(stage: Path, out: Path, per_kind: int) -> dict[str, str]:
+    """Fresh instances (pool seeds no pool uses, none equal to an eval task) of the kinds the first probe of the
+    RPR stage in `stage` found learnable, `per_kind` of each, written to `out` as a suite (atomically) with
+    `kinds.json` beside its tasks; returns {task name: kind}, empty (and nothing written) when no kind was
+    learnable. Measures whether what PPO learned on a kind carries to instances it never trained on."""
+    from .frontier import task_kind
+    from .records import atomic_dir, write_json_atomic
+    from .rpr import RPRConfig
+    from .stage_io import pool_tasks
+    from .tasks.spec import write_task
+    from .tasks.suites import eval_fingerprints, kind_specs
+
+    stage = Path(stage)
+    cfg = RPRConfig.from_dict(json.loads((stage / "config.json").read_text()))
+    kinds = first_frontier_kinds(stage, pool_tasks(stage.parent, cfg))
+    if not kinds:
+        return {}
+    made = {}
+    with atomic_dir(Path(out)) as tmp:
+        for name, seed, spec in kind_specs(set(kinds), per_kind, exclude=eval_fingerprints()):
+            write_task(spec, tmp / name, suite="heldout", seed=seed)
+            made[name] = task_kind(spec.family, spec.difficulty, spec.instruction)
+        write_json_atomic(tmp / "kinds.json", {"stage": str(stage), "per_kind": per_kind, "kinds": kinds,
+                                               "tasks": made})
+    return made

@@ -196,3 +196,27 @@ def test_the_first_frontier_is_read_from_the_first_probe(tmp_path):
     _write_part(tmp_path, "probe-000", [("a0", 1), ("a1", 0), ("b0", 1), ("c0", 0)])
     (tmp_path / "probe-000" / "metrics.json").write_text('{"before_step": 0}')  # an older probe: no by_kind
     assert first_frontier_kinds(tmp_path, tasks) == ["f/easy: Do a with X"]
+
+
+def test_heldout_tasks_are_written_for_the_kinds_the_first_probe_found_learnable(tmp_path):
+    from rsi_lite.rpr_batches import write_heldout
+    from rsi_lite.tasks import find_tasks
+
+    copy, text = "file_ops/easy: Copy the file X to", "text_processing/easy: Write the contents of X"
+    stage = tmp_path / "run" / "rpr-1"
+    (stage / "probe-000").mkdir(parents=True)
+    (stage / "config.json").write_text(json.dumps(RPRConfig(pool_size=8, pool=str(tmp_path / "pool")).to_dict()))
+    from rsi_lite.tasks.suites import write_pool
+
+    write_pool(tmp_path / "pool", 8)
+    probe = stage / "probe-000" / "metrics.json"
+    probe.write_text(json.dumps({"before_step": 0, "by_kind": {copy: [2, 2], text: [0, 2]}}))
+    assert write_heldout(stage, tmp_path / "none", 2) == {} and not (tmp_path / "none").exists()  # nothing learnable
+    probe.write_text(json.dumps({"before_step": 0, "by_kind": {copy: [1, 2], text: [1, 4]}}))
+    made = write_heldout(stage, tmp_path / "heldout", 2)
+    tasks = find_tasks(tmp_path / "heldout")
+    assert sorted(made.values()) == [copy, copy, text, text] and sorted(t.name for t in tasks) == sorted(made)
+    assert {task_kind(t.family, t.difficulty, t.instruction) for t in tasks} == {copy, text}
+    assert not {t.name for t in tasks} & {t.name for t in find_tasks(tmp_path / "pool")}
+    meta = json.loads((tmp_path / "heldout" / "kinds.json").read_text())
+    assert meta["tasks"] == made and meta["kinds"] == [copy, text] and meta["per_kind"] == 2

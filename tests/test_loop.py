@@ -287,3 +287,61 @@ def test_stage_table_names_each_suites_runs_when_they_differ():
     assert "core (15, k=3)" in mixed and "val (9, k=1)" in mixed and "swr (1, k=1)" in mixed
     same = stage_table({"stages": [row("Base", 1)], "controls": {}, "seeds": [0]})
     assert "Mean@1 (k=1)" in same and "core (15) |" in same and "| val |" in same
+
+
+def test_each_rpr_phase_is_measured_on_held_out_instances_of_its_learnable_kinds(tmp_path, fake_stages, monkeypatch):
+    from rsi_lite.trajectory import Trajectory, write_trajectories
+
+    calls, val_of = fake_stages
+    val_of.update({"rsr-1": 0.2, "rpr-1": 0.3, "rsr-2": 0.4, "rpr-2": 0.5})
+    copy = "file_ops/easy: Copy the file X to"
+
+    def fake_write_heldout(stage, out, per_kind):  # RPR-1's first probe found one kind learnable, RPR-2's none
+        if stage.name == "rpr-2":
+            return {}
+        out.mkdir(parents=True)
+        return {f"heldout-{i}": copy for i in range(per_kind)}
+
+    def traj(task, seed, strict):
+        return Trajectory(task=task, task_path="", suite="heldout", family="file_ops", difficulty="easy",
+                          harness="plain", action_format="bash", policy="p", seed=seed, system="", messages=[],
+                          token_ids=[1], action_mask=[1], logprobs=[0.0], turn_spans=[[0, 1]], finish_reason="complete",
+                          turns=1, verifier={"strict": strict, "passed": strict, "total": 1, "valid": True},
+                          rewards={}, tokens={"prompt": 1, "generated": 1, "total": 2}, timings={})
+
+    fake_eval = loop.run_eval
+
+    def eval_or_heldout(d, checkpoint, cfg, model, progress=False):
+        if "heldout" not in str(d):
+            return fake_eval(d, checkpoint, cfg, model, progress)
+        d.mkdir(parents=True)
+        solved = int(checkpoint.endswith("rpr-1/actor"))  # RSR-1 solves none of them, RPR-1 all of them
+        trajs = [traj(f"heldout-{i}", s, solved) for s in range(cfg.k) for i in range(2)]
+        write_trajectories(trajs, d / "trajectories.jsonl")
+        from rsi_lite.evaluate import summarize
+
+        (d / "results.json").write_text(json.dumps({"checkpoint": checkpoint, "k": cfg.k,
+                                                    "suites": summarize(trajs, cfg.k)}))
+        (d / "DONE").write_text("")
+        calls.append(("heldout", str(d.relative_to(tmp_path / "r")), checkpoint, cfg.suites, cfg))
+
+    monkeypatch.setattr("rsi_lite.rpr_batches.write_heldout", fake_write_heldout)
+    monkeypatch.setattr(loop, "run_eval", eval_or_heldout)
+    p = profile("tiny")
+    p.eval.heldout_per_kind = 2
+    start(tmp_path / "r", "tiny", p=p, log=lambda *_: None)
+    held = [c for c in calls if c[0] == "heldout"]
+    assert [c[1] for c in held] == ["heldout-rpr-1/eval-rsr-1", "heldout-rpr-1/eval-rpr-1"]  # none for RPR-2
+    assert held[0][2].endswith("rsr-1/checkpoint") and held[1][2].endswith("rpr-1/actor")
+    assert held[0][3] == [str(tmp_path / "r" / "heldout-rpr-1" / "tasks")] and held[0][4].k == 3  # core's k
+    order = [c[1] for c in calls]
+    assert order.index("heldout-rpr-1/eval-rpr-1") < order.index("eval-rpr-1")
+    rep = build(tmp_path / "r")
+    rows = rep["heldout"][0]["RPR-1"]["rows"]
+    assert [(r["stage"], r["success"], r["by_kind"]) for r in rows] == [("RSR-1", 0.0, {copy: [0, 6]}),
+                                                                       ("RPR-1", 1.0, {copy: [6, 6]})]
+    write_report(tmp_path / "r")
+    md = (tmp_path / "r" / "report.md").read_text()
+    assert "## RPR-1 on held-out kinds" in md and "| RPR-1 | 100.00 (6/6) | 100.0, 100.0, 100.0 | 6/6 |" in md
+    assert "| PPO learns where it has something to learn (RPR-1 over RSR-1 on 2 held-out instances" in md
+    assert "+100.0 points (spread 0.0)" in md and "heldout RPR-1: RSR-1" in json.loads((tmp_path / "r" / "cost.json").read_text())
