@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .loop import CONTROLS, TABLE_SUITES, eval_dir, read_stage_metrics
 from .records import write_json_atomic, write_text_atomic
-from .report_heldout import heldout_claims, heldout_markdown, heldout_rows
+from .report_heldout import heldout_claims, heldout_markdown, heldout_rows, refinement_room
 from .report_shadow import shadow_findings, shadow_markdown
 
 STAGES = ["Base", "RSR-1", "RPR-1", "RSR-2", "RPR-2"]
@@ -79,7 +79,8 @@ def seed_report(run: Path, d: Path) -> dict:
             "cost": _read(d / "cost.json") or {}, "result": _read(d / "result.json"),
             "reward_shares": {name: failure_shares(d / name) for name in ("rpr-1", "rpr-2", "rpr-2-fdr")
                               if (d / name).is_dir()},
-            "shadow": shadow_findings(run, d), "heldout": heldout_rows(d)}
+            "shadow": shadow_findings(run, d), "heldout": heldout_rows(d),
+            "room": refinement_room(run, d, selection)}
 
 
 def failure_shares(d: Path) -> dict:
@@ -146,6 +147,7 @@ def build(run: Path) -> dict:
             "reward_shares": {s: p["reward_shares"] for s, p in per_seed.items()},
             "shadow": {s: p["shadow"] for s, p in per_seed.items()},
             "heldout": {s: p["heldout"] for s, p in per_seed.items()},
+            "room": {s: p["room"] for s, p in per_seed.items()},
             "reference": {"table2": PAPER_TABLE2, "swr": PAPER_SWR, "lhtb_strict_of_46": PAPER_LHTB_STRICT}}
 
 
@@ -228,8 +230,12 @@ def claims(rep: dict) -> list[dict]:
                     "figures": None if g is None else f"{g[0]:+.1f} points (spread {g[1]:.1f})"})
     rpr = _gain(rep, "RSR-1", "RPR-1")
     direct = _gain(rep, "Base", "Direct PPO")
+    room = [r["RPR-1"]["core"] for r in rep.get("room", {}).values() if "core" in r.get("RPR-1", {})]
+    room_text = "" if not room else (
+        f"; room: {room[0]['on_kinds_ppo_solved']} of RSR-1's {room[0]['failures']} failed core episodes are of kinds "
+        f"some PPO rollout solved, so RPR-1 could add at most {room[0]['at_most_points']:+.1f}")
     out.append({"claim": "PPO after self-rewrite moves the actor (RPR-1 over RSR-1, core)", "verdict": _verdict(rpr),
-                "figures": None if rpr is None else f"{rpr[0]:+.1f} points (spread {rpr[1]:.1f})"})
+                "figures": None if rpr is None else f"{rpr[0]:+.1f} points (spread {rpr[1]:.1f}){room_text}"})
     out += heldout_claims(rep, _verdict)
     out.append({"claim": "Direct PPO from Base stays near Base (within 2 points or the spread, core)",
                 "verdict": _verdict(direct, near_zero=True),

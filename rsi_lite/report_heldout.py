@@ -74,3 +74,40 @@ def heldout_claims(rep: dict, verdict) -> list[dict]:
                         "verdict": verdict(g), "figures": f"{100 * a['success']:.1f} -> {100 * b['success']:.1f}: "
                                                            f"{g[0]:+.1f} points (spread {g[1]:.1f})"})
     return out
+
+
+def refinement_room(run: Path, d: Path, selection: dict, suites=("core", "val")) -> dict:
+    """Per RPR phase: how much of its incoming checkpoint's evaluation PPO could change at all. PPO has no
+    gradient toward a kind it never samples a success of, so the failures it can fix are those on kinds some
+    rollout of the phase (a step's or a probe's) solved; the rest is room only a self-rewrite opens. Per suite:
+    episodes, failures, failures on such kinds, and the points they are worth (the most the phase can add)."""
+    from .frontier import task_kind
+    from .loop import eval_dir
+    from .paths import TASKS_ROOT
+    from .tasks import find_tasks
+    from .trajectory import read_trajectories
+
+    out = {}
+    for cyc in (1, 2):
+        stage, incoming = d / f"rpr-{cyc}", selection.get(f"RSR-{cyc}", {}).get("retained")
+        files = sorted(stage.glob("step-*/trajectories.jsonl")) + sorted(stage.glob("probe-*/trajectories.jsonl"))
+        cfg = _read(stage / "config.json")
+        e = (run / "eval-base" if incoming == "Base" else eval_dir(d, incoming)) if incoming else None
+        if not files or not cfg or e is None or not (e / "DONE").is_file():
+            continue
+        pool = {t.name: task_kind(t.family, t.difficulty, t.instruction)
+                for t in find_tasks(Path(cfg.get("pool") or run / "pool"))}
+        solved = {pool[t.task] for f in files for t in read_trajectories(f) if t.verifier.get("strict") and t.task in pool}
+        row = {"incoming": incoming, "kinds_solved_by_ppo": len(solved)}
+        evals = read_trajectories(e / "trajectories.jsonl")
+        for s in suites:
+            ts = [t for t in evals if t.suite == s]
+            if not ts:
+                continue
+            kinds = {t.name: task_kind(t.family, t.difficulty, t.instruction) for t in find_tasks(TASKS_ROOT / s)}
+            fails = [t for t in ts if not t.verifier.get("strict")]
+            fixable = sum(kinds.get(t.task) in solved for t in fails)
+            row[s] = {"episodes": len(ts), "failures": len(fails), "on_kinds_ppo_solved": fixable,
+                      "at_most_points": 100 * fixable / len(ts)}
+        out[f"RPR-{cyc}"] = row
+    return out

@@ -345,3 +345,37 @@ def test_each_rpr_phase_is_measured_on_held_out_instances_of_its_learnable_kinds
     assert "## RPR-1 on held-out kinds" in md and "| RPR-1 | 100.00 (6/6) | 100.0, 100.0, 100.0 | 6/6 |" in md
     assert "| PPO learns where it has something to learn (RPR-1 over RSR-1 on 2 held-out instances" in md
     assert "+100.0 points (spread 0.0)" in md and "heldout RPR-1: RSR-1" in json.loads((tmp_path / "r" / "cost.json").read_text())
+
+
+def test_the_room_for_refinement_counts_the_failures_on_kinds_some_ppo_rollout_solved(tmp_path):
+    from dataclasses import replace
+
+    from rsi_lite.frontier import task_kind
+    from rsi_lite.paths import TASKS_ROOT
+    from rsi_lite.report_heldout import refinement_room
+    from rsi_lite.tasks import find_tasks
+    from rsi_lite.tasks.suites import write_pool
+    from rsi_lite.trajectory import write_trajectories
+
+    from .test_rpr import fake_trajectories
+
+    run = tmp_path / "r"
+    write_pool(run / "pool", 40)
+    pool = find_tasks(run / "pool")
+    core = find_tasks(TASKS_ROOT / "core")
+    kind = {t.name: task_kind(t.family, t.difficulty, t.instruction) for t in pool + core}
+    shared = next(t for t in pool if any(kind[c.name] == kind[t.name] for c in core))
+    on_it = next(c for c in core if kind[c.name] == kind[shared.name])
+    other = next(c for c in core if kind[c.name] not in {kind[t.name] for t in pool})
+    (run / "rpr-1" / "step-000").mkdir(parents=True)
+    (run / "rpr-1" / "config.json").write_text(json.dumps({"pool": str(run / "pool")}))
+    solved, failed = fake_trajectories(2)  # the first succeeds, the second fails
+    write_trajectories([replace(solved, task=shared.name), replace(failed, task=pool[-1].name)],
+                       run / "rpr-1" / "step-000" / "trajectories.jsonl")
+    (run / "eval-rsr-1").mkdir()
+    (run / "eval-rsr-1" / "DONE").write_text("")
+    fails = [replace(failed, task=c.name, suite="core") for c in (on_it, on_it, other)]
+    write_trajectories(fails + [replace(solved, task=other.name, suite="core")], run / "eval-rsr-1" / "trajectories.jsonl")
+    room = refinement_room(run, run, {"RSR-1": {"retained": "RSR-1"}})
+    assert room["RPR-1"]["core"] == {"episodes": 4, "failures": 3, "on_kinds_ppo_solved": 2, "at_most_points": 50.0}
+    assert room["RPR-1"]["incoming"] == "RSR-1" and "val" not in room["RPR-1"] and "RPR-2" not in room
