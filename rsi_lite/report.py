@@ -232,8 +232,8 @@ def claims(rep: dict) -> list[dict]:
     direct = _gain(rep, "Base", "Direct PPO")
     room = [r["RPR-1"]["core"] for r in rep.get("room", {}).values() if "core" in r.get("RPR-1", {})]
     room_text = "" if not room else (
-        f"; room: {room[0]['on_kinds_ppo_solved']} of RSR-1's {room[0]['failures']} failed core episodes are of kinds "
-        f"some PPO rollout solved, so RPR-1 could add at most {room[0]['at_most_points']:+.1f}")
+        f"; room: RSR-1's failed core episodes on kinds some PPO rollout solved, {room[0]['on_kinds_ppo_solved']} of "
+        f"{room[0]['failures']}, so RPR-1 could add at most {room[0]['at_most_points']:+.1f}")
     out.append({"claim": "PPO after self-rewrite moves the actor (RPR-1 over RSR-1, core)", "verdict": _verdict(rpr),
                 "figures": None if rpr is None else f"{rpr[0]:+.1f} points (spread {rpr[1]:.1f}){room_text}"})
     out += heldout_claims(rep, _verdict)

@@ -261,6 +261,11 @@ def test_claims_call_a_gain_inside_the_run_to_run_spread_no_gain():
     assert got["Direct PPO from Base stays near Base"]["verdict"] == "holds"
     assert got["SPR cuts failures' share of the reward"]["verdict"] == "holds"
     assert got["TB-GAE equals plain GAE at gamma = lambda = 1"]["verdict"] == "holds"
+    rep["room"] = {0: {"RPR-1": {"core": {"episodes": 135, "failures": 90, "on_kinds_ppo_solved": 1,
+                                          "at_most_points": 100 / 135}}}}
+    ppo = next(c for c in claims(rep) if c["claim"].startswith("PPO after self-rewrite"))
+    assert ppo["figures"].endswith("room: RSR-1's failed core episodes on kinds some PPO rollout solved, 1 of 90, "
+                                   "so RPR-1 could add at most +0.7")
 
 
 def test_report_has_the_claims_and_the_ppo_steps(tmp_path, fake_stages):
