@@ -17,12 +17,12 @@ import json
 import statistics
 from pathlib import Path
 
-from .loop import CONTROLS, TABLE_SUITES, eval_dir, read_stage_metrics
+from .loop import CONTROLS, STAGES, eval_dir, read_stage_metrics
+from .profiles import TABLE_SUITES
 from .records import write_json_atomic, write_text_atomic
 from .report_heldout import heldout_claims, heldout_markdown, heldout_rows, refinement_room
 from .report_shadow import shadow_findings, shadow_markdown
 
-STAGES = ["Base", "RSR-1", "RPR-1", "RSR-2", "RPR-2"]
 PAPER_TABLE2 = {"Base": [51.70, 31.00, 0.00, 0.00], "RSR-1": [70.10, 54.00, 6.80, 6.10],
                 "RPR-1": [77.53, 69.50, 14.29, 16.67], "RSR-2": [86.52, 76.00, 15.02, 17.46],
                 "RPR-2": [86.52, 79.00, 16.95, 19.84]}

@@ -7,8 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-STAGE_NAMES = ["Base", "RSR-1", "RPR-1", "RSR-2", "RPR-2"]
-
+from .loop import STAGES, eval_dir
 
 def _read(path: Path):
     return json.loads(path.read_text()) if path.is_file() else None
@@ -19,7 +18,7 @@ def heldout_rows(d: Path) -> dict:
     kinds its first probe found learnable: Mean@k with the runs, and each kind's successes / episodes."""
     from .trajectory import read_trajectories
 
-    out, names = {}, {x.lower(): x for x in STAGE_NAMES}
+    out, names = {}, {x.lower(): x for x in STAGES}
     for cyc in (1, 2):
         h = d / f"heldout-rpr-{cyc}"
         meta = _read(h / "kinds.json")
@@ -82,10 +81,16 @@ def refinement_room(run: Path, d: Path, selection: dict, suites=("core", "val"))
     rollout of the phase (a step's or a probe's) solved; the rest is room only a self-rewrite opens. Per suite:
     episodes, failures, failures on such kinds, and the points they are worth (the most the phase can add)."""
     from .frontier import task_kind
-    from .loop import eval_dir
     from .paths import TASKS_ROOT
     from .tasks import find_tasks
     from .trajectory import read_trajectories
+
+    read: dict[Path, dict[str, str]] = {}
+
+    def kinds_of(root: Path) -> dict[str, str]:  # each task's kind; a directory is read once for both cycles
+        if root not in read:
+            read[root] = {t.name: task_kind(t.family, t.difficulty, t.instruction) for t in find_tasks(root)}
+        return read[root]
 
     out = {}
     for cyc in (1, 2):
@@ -95,8 +100,7 @@ def refinement_room(run: Path, d: Path, selection: dict, suites=("core", "val"))
         e = (run / "eval-base" if incoming == "Base" else eval_dir(d, incoming)) if incoming else None
         if not files or not cfg or e is None or not (e / "DONE").is_file():
             continue
-        pool = {t.name: task_kind(t.family, t.difficulty, t.instruction)
-                for t in find_tasks(Path(cfg.get("pool") or run / "pool"))}
+        pool = kinds_of(Path(cfg.get("pool") or run / "pool"))
         solved = {pool[t.task] for f in files for t in read_trajectories(f) if t.verifier.get("strict") and t.task in pool}
         row = {"incoming": incoming, "kinds_solved_by_ppo": len(solved)}
         evals = read_trajectories(e / "trajectories.jsonl")
@@ -104,7 +108,7 @@ def refinement_room(run: Path, d: Path, selection: dict, suites=("core", "val"))
             ts = [t for t in evals if t.suite == s]
             if not ts:
                 continue
-            kinds = {t.name: task_kind(t.family, t.difficulty, t.instruction) for t in find_tasks(TASKS_ROOT / s)}
+            kinds = kinds_of(TASKS_ROOT / s)
             fails = [t for t in ts if not t.verifier.get("strict")]
             fixable = sum(kinds.get(t.task) in solved for t in fails)
             row[s] = {"episodes": len(ts), "failures": len(fails), "on_kinds_ppo_solved": fixable,
