@@ -57,8 +57,11 @@ CONTROLS = {"direct-ppo": ("Direct PPO", "control-direct-ppo"),
 """Control flag -> (row label, stage directory)."""
 
 
-def eval_dir(run: Path, stage: str) -> Path:
-    """`eval-base`, `eval-rsr-1`, ..., `eval-rpr-2-fdr`: a stage label's evaluation directory."""
+def eval_dir(run: Path, stage: str, base: Path | None = None) -> Path:
+    """`eval-base`, `eval-rsr-1`, ..., `eval-rpr-2-fdr`: a stage label's evaluation directory. Base's is `base`
+    where given: seeds share one (DIR/eval-base) since Base does not depend on the training seed."""
+    if stage == "Base" and base is not None:
+        return Path(base)
     slug = {label: d for label, d in CONTROLS.values()}.get(stage, stage.lower())
     return Path(run) / f"eval-{slug}"
 
@@ -168,7 +171,7 @@ class Loop:
         return out
 
     def evaluate(self, stage: str, checkpoint: str) -> dict:
-        d = self.base_eval if stage == "Base" else eval_dir(self.dir, stage)
+        d = eval_dir(self.dir, stage, self.base_eval)
         self.log(f"[{stage}] evaluate {checkpoint} on {', '.join(self.p.eval.suites)}")
         return self._timed(f"eval {stage}", d, lambda: self.stages.eval(d, checkpoint, self.p.eval, self.p.model,
                                                                       self.progress))
@@ -193,7 +196,7 @@ class Loop:
         return r["retained"], r["checkpoint"]
 
     def _eval_doc(self, stage: str) -> dict:
-        d = self.base_eval if stage == "Base" else eval_dir(self.dir, stage)
+        d = eval_dir(self.dir, stage, self.base_eval)
         return json.loads((d / "results.json").read_text())
 
     def rsr(self, cycle: int, init: str) -> str:

@@ -54,7 +54,7 @@ def _read(path: Path):
 def seed_report(run: Path, d: Path) -> dict:
     """One seed's stages, controls, selection, funnels, curves and cost."""
     def stage_row(label: str) -> dict | None:
-        e = run / "eval-base" if label == "Base" else eval_dir(d, label)
+        e = eval_dir(d, label, run / "eval-base")
         doc = _read(e / "results.json") if (e / "DONE").is_file() else None
         if doc is None:
             return None

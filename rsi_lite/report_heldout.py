@@ -97,7 +97,7 @@ def refinement_room(run: Path, d: Path, selection: dict, suites=("core", "val"))
         stage, incoming = d / f"rpr-{cyc}", selection.get(f"RSR-{cyc}", {}).get("retained")
         files = sorted(stage.glob("step-*/trajectories.jsonl")) + sorted(stage.glob("probe-*/trajectories.jsonl"))
         cfg = _read(stage / "config.json")
-        e = (run / "eval-base" if incoming == "Base" else eval_dir(d, incoming)) if incoming else None
+        e = eval_dir(d, incoming, run / "eval-base") if incoming else None
         if not files or not cfg or e is None or not (e / "DONE").is_file():
             continue
         pool = kinds_of(Path(cfg.get("pool") or run / "pool"))
