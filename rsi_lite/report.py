@@ -32,7 +32,8 @@ PAPER_LHTB_STRICT = {"Base": 0, "RSR-1": 0, "RPR-1": 2, "RSR-2": 4, "RPR-2": 5}
 """Strict completions of 46 LHTB tasks; process reward went 0.21 (Base) -> 0.29 (RSR-1) -> 0.37 (RPR-2)."""
 SUITE_FIELDS = ("success", "k", "n_tasks", "strict", "episodes", "process_reward")
 CURVE_KEYS = ("step", "phase", "success/mean", "success/any", "batch/learnable", "ratio/min", "ratio/mean",
-              "ratio/max", "losses/clipfrac", "losses/approx_kl", "losses/explained_variance_before", "reward/mean")
+              "ratio/max", "losses/clipfrac", "losses/approx_kl", "losses/explained_variance_before", "returns/std",
+              "reward/mean")
 """The per-step PPO metrics the report carries (metrics.jsonl has more)."""
 
 
@@ -299,6 +300,10 @@ def markdown(rep: dict) -> str:
     for seed, curves in rep["curves"].items():
         for name, c in curves.items():
             out += [f"## PPO per step: {name} (seed {seed})", "", ppo_table(c), ""]
+    if rep["curves"]:
+        out += ["Explained variance is the critic's, before each update: 1 - Var(returns - values) / Var(returns) "
+                "over action tokens. Where the returns barely vary (a small std), a small error in the values "
+                "reads as a large negative figure.", ""]
     for seed, phases in rep.get("heldout", {}).items():
         for phase, h in phases.items():
             out += heldout_markdown(phase, h, seed if len(rep["heldout"]) > 1 else None)
@@ -349,13 +354,13 @@ def ppo_table(c: dict) -> str:
         return "-" if x is None or x != x else format(x, fmt)
 
     lines = ["| step | phase | batch success | learnable tasks | ratio min / mean / max | clip fraction | approx KL "
-             "| explained variance |", "|---:|---|---:|---:|---|---:|---:|---:|"]
+             "| explained variance | returns' std |", "|---:|---|---:|---:|---|---:|---:|---:|---:|"]
     for i in range(len(c["phase"])):
         g = {k: c[k][i] for k in CURVE_KEYS}
         lines.append(f"| {g['step'] if g['step'] is not None else i} | {g['phase']} | {f(g['success/mean'], '.2f')} | "
                      f"{f(g['batch/learnable'], 'd')} | {f(g['ratio/min'], '.3f')} / {f(g['ratio/mean'], '.3f')} / "
                      f"{f(g['ratio/max'], '.3f')} | {f(g['losses/clipfrac'], '.3f')} | {f(g['losses/approx_kl'], '.1e')} | "
-                     f"{f(g['losses/explained_variance_before'], '.2f')} |")
+                     f"{f(g['losses/explained_variance_before'], '.2f')} | {f(g['returns/std'], '.3f')} |")
     probes = c.get("probes") or []
     if probes:
         lines += ["", "Probes of the PPO pool (the same tasks and seeds each time, training rollout settings):", "",

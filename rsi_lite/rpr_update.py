@@ -138,7 +138,9 @@ def update(policy, trajs: list[Trajectory], cfg: "RPRConfig", optims: dict, *, t
             if train_actor:
                 old_lp[mb, :w] = token_logprobs(policy, ids[mb, :w], att[mb, :w], only=mask[mb, :w])
         adv, ret = advantages_for(cfg, rewards, old_v, mask)
-    row = {"losses/explained_variance_before": explained_variance(old_v, ret, mask)}
+    on = mask.bool()
+    row = {"losses/explained_variance_before": explained_variance(old_v, ret, mask),
+           "returns/std": float(ret[on].float().std(unbiased=False)) if on.any() else float("nan")}
     if old_lp is not None:
         row["logprobs/rollout_gap"] = float(((old_lp - rollout_lps).abs() * mask).sum() / mask.sum().clamp(min=1))
     if train_actor and cfg.ppo.whiten_advantages:

@@ -172,6 +172,9 @@ def test_the_report_shows_each_kinds_success_at_every_probe():
                "by_kind": {"f/easy: Write the text X into": [s, 4]}} for b, s in ((0, 1), (8, 3))]
     md = ppo_table({**{k: [] for k in CURVE_KEYS}, "probes": probes})
     assert "| f/easy: Write the text X into | 1/4 | 3/4 |" in md and "before step 8" in md
+    step = {**{k: [None] for k in CURVE_KEYS}, "phase": ["joint"], "losses/explained_variance_before": [-1634.8],
+            "returns/std": [0.004]}
+    assert "| -1634.80 | 0.004 |" in ppo_table(step)
 
 
 def test_fresh_instances_of_a_kind_come_from_seeds_no_pool_uses():
