@@ -20,7 +20,8 @@ from pathlib import Path
 from .loop import CONTROLS, STAGES, eval_dir, read_stage_metrics
 from .profiles import TABLE_SUITES
 from .records import write_json_atomic, write_text_atomic
-from .report_heldout import heldout_claims, heldout_markdown, heldout_rows, refinement_room
+from .report_claims import claims
+from .report_heldout import heldout_markdown, heldout_rows, refinement_room
 from .report_shadow import shadow_findings, shadow_markdown
 
 PAPER_TABLE2 = {"Base": [51.70, 31.00, 0.00, 0.00], "RSR-1": [70.10, 54.00, 6.80, 6.10],
@@ -193,84 +194,6 @@ def stage_table(rep: dict) -> str:
         lines.append(f"| {st} | " + " | ".join(f"{x:.2f}" for x in v) + f" | {sum(v) / 4:.2f} | {PAPER_SWR[st]} | "
                      f"{lhtb_p.get(st, '-')} | {PAPER_LHTB_STRICT[st]}/46 | |")
     return "\n".join(lines)
-
-
-def _gain(rep: dict, a: str, b: str, suite: str = "core") -> tuple[float, float] | None:
-    """(b - a, the spread) in points on `suite`: the spread is the widest range of the per-run successes of the two
-    rows, so a gain inside it is within what one evaluation run differs from the next."""
-    rows = {r["stage"]: r for r in rep["stages"] + list(rep["controls"].values())}
-    if a not in rows or b not in rows or suite not in rows[a]["suites"] or suite not in rows[b]["suites"]:
-        return None
-    ra, rb = rows[a]["suites"][suite], rows[b]["suites"][suite]
-    spread = max(max(x.get("runs") or [x["success"]]) - min(x.get("runs") or [x["success"]]) for x in (ra, rb))
-    return 100 * (rb["success"] - ra["success"]), 100 * spread
-
-
-def _verdict(g: tuple[float, float] | None, *, near_zero: bool = False) -> str:
-    if g is None:
-        return "not measured in this run"
-    gain, spread = g
-    if near_zero:
-        return "holds" if abs(gain) <= max(2.0, spread) else "does not hold"
-    if gain > spread:
-        return "holds"
-    return "not shown (inside the run-to-run spread)" if gain > 0 else "not shown"
-
-
-def claims(rep: dict) -> list[dict]:
-    """The paper's claims, one by one, with this run's verdict and figures."""
-    from .advantages import tb_gae, terminal_rewards, token_gae
-
-    out = []
-    for cyc in (1, 2):
-        # RSR-2 starts from the checkpoint retained after RPR-1 (RSR-1's if selection on val dropped RPR-1)
-        prev = "Base" if cyc == 1 else next((sel["RPR-1"]["retained"] for sel in rep.get("selection", {}).values()
-                                             if "RPR-1" in sel), "RPR-1")
-        g = _gain(rep, prev, f"RSR-{cyc}")
-        out.append({"claim": f"Self-rewrite lifts the actor (RSR-{cyc} over {prev}, core)", "verdict": _verdict(g),
-                    "figures": None if g is None else f"{g[0]:+.1f} points (spread {g[1]:.1f})"})
-    rpr = _gain(rep, "RSR-1", "RPR-1")
-    direct = _gain(rep, "Base", "Direct PPO")
-    room = [r["RPR-1"]["core"] for r in rep.get("room", {}).values() if "core" in r.get("RPR-1", {})]
-    room_text = "" if not room else (
-        f"; room: RSR-1's failed core episodes on kinds some PPO rollout solved, {room[0]['on_kinds_ppo_solved']} of "
-        f"{room[0]['failures']}, so RPR-1 could add at most {room[0]['at_most_points']:+.1f}")
-    out.append({"claim": "PPO after self-rewrite moves the actor (RPR-1 over RSR-1, core)", "verdict": _verdict(rpr),
-                "figures": None if rpr is None else f"{rpr[0]:+.1f} points (spread {rpr[1]:.1f}){room_text}"})
-    out += heldout_claims(rep, _verdict)
-    out.append({"claim": "Direct PPO from Base stays near Base (within 2 points or the spread, core)",
-                "verdict": _verdict(direct, near_zero=True),
-                "figures": None if direct is None else f"{direct[0]:+.1f} points (spread {direct[1]:.1f})"})
-    shares = [v for per in rep.get("reward_shares", {}).values() for v in per.values()
-              if v.get("fdr") is not None and v.get("spr") is not None]
-    if shares:
-        fdr = sum(v["fdr"] for v in shares) / len(shares)
-        spr = sum(v["spr"] for v in shares) / len(shares)
-        out.append({"claim": "SPR cuts failures' share of the reward (paper: 50.09% under FDR, 28.72% under SPR)",
-                    "verdict": "holds" if spr < fdr else "does not hold",
-                    "figures": f"FDR {100 * fdr:.1f}%, SPR {100 * spr:.1f}% of the reward paid to failures "
-                               f"({sum(v['episodes'] for v in shares)} training episodes)"})
-    else:
-        out.append({"claim": "SPR cuts failures' share of the reward", "verdict": "not measured in this run",
-                    "figures": None})
-    g = rep.get("gains", {})
-    if "cycle_one" in g and "cycle_two" in g:
-        out.append({"claim": "Cycle two gains less than cycle one (mean of four; paper +23.82 then +6.08)",
-                    "verdict": "holds" if g["cycle_two"] < g["cycle_one"] else "does not hold",
-                    "figures": f"{100 * g['cycle_one']:+.1f} then {100 * g['cycle_two']:+.1f} points"})
-    import torch
-
-    gen = torch.Generator().manual_seed(0)
-    mask = torch.tensor([[0, 1, 1, 0, 0, 1, 1, 1, 0, 1]] * 3)
-    values = torch.randn(mask.shape, generator=gen)
-    rewards = terminal_rewards(torch.tensor([1.0, 0.3, 0.0]), mask)
-    done = torch.ones(3, dtype=torch.bool)
-    a = tb_gae(rewards, values, mask, done, gamma_turn=1.0, lam_turn=1.0)[0]
-    b = token_gae(rewards, values, mask, done, gamma=1.0, lam=1.0)[0]
-    diff = float(((a - b) * mask).abs().max())
-    out.append({"claim": "TB-GAE equals plain GAE at gamma = lambda = 1", "verdict": "holds" if diff < 1e-6 else "does not hold",
-                "figures": f"largest difference {diff:.1e} on a 3-episode batch with random values"})
-    return out
 
 
 def markdown(rep: dict) -> str:

@@ -266,6 +266,34 @@ def test_claims_call_a_gain_inside_the_run_to_run_spread_no_gain():
     ppo = next(c for c in claims(rep) if c["claim"].startswith("PPO after self-rewrite"))
     assert ppo["figures"].endswith("room: RSR-1's failed core episodes on kinds some PPO rollout solved, 1 of 90, "
                                    "so RPR-1 could add at most +0.7")
+    cycle_two = [c for c in claims(rep) if "RPR-2" in c["claim"] or "RSR-2" in c["claim"]]
+    assert len(cycle_two) == 5 and all(c["verdict"] == "not measured in this run" for c in cycle_two)
+
+
+def test_cycle_two_claims_judge_the_inherited_critic_and_the_controls_against_rpr_2():
+    from rsi_lite.report import CURVE_KEYS, claims
+
+    def curve(ev):
+        return {**{k: [None] * len(ev) for k in CURVE_KEYS}, "losses/explained_variance_before": ev}
+
+    rep = {"stages": [_row("RSR-1", 0.30, [0.30] * 3), _row("RPR-1", 0.31, [0.30, 0.31, 0.32]),
+                      _row("RSR-2", 0.36, [0.35, 0.36, 0.37]), _row("RPR-2", 0.45, [0.44, 0.45, 0.46])],
+           "controls": {"RPR-2, critic reset": _row("RPR-2, critic reset", 0.37, [0.36, 0.37, 0.38]),
+                        "RPR-2, FDR": _row("RPR-2, FDR", 0.43, [0.40, 0.43, 0.46])},
+           "selection": {0: {"RSR-2": {"retained": "RSR-2"}}}, "gains": {},
+           "curves": {0: {"rpr-2": curve([0.2, float("nan"), 0.4, 0.3]), "rpr-2-critic-reset": curve([-1.5, 0.1])}},
+           "room": {0: {"RPR-2": {"core": {"failures": 87, "on_kinds_ppo_solved": 6, "at_most_points": 4.4}}}}}
+    got = {c["claim"]: c for c in claims(rep)}
+    ppo = got["PPO after self-rewrite moves the actor (RPR-2 over RSR-2, core)"]
+    assert ppo["verdict"] == "holds" and ppo["figures"].startswith("+9.0 points (spread 2.0); room: RSR-2's")
+    critic = next(c for k, c in got.items() if k.startswith("The inherited critic keeps"))
+    assert critic["verdict"] == "holds" and critic["figures"] == "first step 0.20, range 0.20 .. 0.40 over 3 updates"
+    vs_reset = next(c for k, c in got.items() if k.startswith("An inherited critic does better"))
+    assert vs_reset["verdict"] == "holds" and vs_reset["figures"] == (
+        "+8.0 points (spread 2.0); explained variance at the first step 0.20 inherited vs -1.50 reset, "
+        "mean 0.30 vs -0.70")
+    spr = next(c for k, c in got.items() if k.startswith("Refinement on SPR"))
+    assert spr["verdict"].startswith("not shown (inside") and spr["figures"] == "+2.0 points (spread 6.0)"
 
 
 def test_report_has_the_claims_and_the_ppo_steps(tmp_path, fake_stages):
