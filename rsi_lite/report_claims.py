@@ -99,6 +99,26 @@ def critic_and_reward_claims(rep: dict) -> list[dict]:
     return out
 
 
+def discovery_claim(rep: dict) -> dict:
+    """Whether cycle one's gain raises cycle two's discovery yield (successes per helped discovery episode on the
+    same pool), an open question of the paper's. A rise counts when it exceeds twice the standard error of the
+    difference of the two proportions."""
+    claim = "Cycle one's gain raises cycle two's discovery yield (the paper leaves it open)"
+    pairs = [(f["RSR-1"], f["RSR-2"]) for f in rep.get("funnel", {}).values() if "RSR-1" in f and "RSR-2" in f]
+    pairs = [(a, b) for a, b in pairs if a.get("discovery_episodes") and b.get("discovery_episodes")]
+    if not pairs:
+        return {"claim": claim, "verdict": "not measured in this run", "figures": None}
+    a, b = pairs[0]
+    (s1, n1), (s2, n2) = [(f["discovery_successes"], f["discovery_episodes"]) for f in (a, b)]
+    p1, p2 = s1 / n1, s2 / n2
+    se = (p1 * (1 - p1) / n1 + p2 * (1 - p2) / n2) ** 0.5
+    verdict = "holds" if p2 - p1 > 2 * se else "not shown (within two standard errors)" if p2 > p1 else "not shown"
+    return {"claim": claim, "verdict": verdict,
+            "figures": f"{s1}/{n1} -> {s2}/{n2} helped discovery episodes solved ({100 * (p2 - p1):+.1f} points, "
+                       f"standard error {100 * se:.1f}); pool tasks solved {a.get('tasks_solved')} -> "
+                       f"{b.get('tasks_solved')} of {b.get('pool_tasks')}"}
+
+
 def claims(rep: dict) -> list[dict]:
     """The paper's claims, one by one, with this run's verdict and figures."""
     from .advantages import tb_gae, terminal_rewards, token_gae
@@ -121,6 +141,7 @@ def claims(rep: dict) -> list[dict]:
     else:
         out.append({"claim": "SPR cuts failures' share of the reward", "verdict": "not measured in this run",
                     "figures": None})
+    out.append(discovery_claim(rep))
     g = rep.get("gains", {})
     if "cycle_one" in g and "cycle_two" in g:
         out.append({"claim": "Cycle two gains less than cycle one (mean of four; paper +23.82 then +6.08)",

@@ -294,6 +294,16 @@ def test_cycle_two_claims_judge_the_inherited_critic_and_the_controls_against_rp
         "mean 0.30 vs -0.70")
     spr = next(c for k, c in got.items() if k.startswith("Refinement on SPR"))
     assert spr["verdict"].startswith("not shown (inside") and spr["figures"] == "+2.0 points (spread 6.0)"
+    yield_claim = "Cycle one's gain raises cycle two's discovery yield (the paper leaves it open)"
+    assert got[yield_claim]["verdict"] == "not measured in this run"
+    f1 = {"discovery_episodes": 312, "discovery_successes": 136, "tasks_solved": 55, "pool_tasks": 78}
+    rep["funnel"] = {0: {"RSR-1": f1, "RSR-2": {**f1, "discovery_successes": 221, "tasks_solved": 66}}}
+    got = {c["claim"]: c for c in claims(rep)}
+    assert got[yield_claim]["verdict"] == "holds" and got[yield_claim]["figures"] == (
+        "136/312 -> 221/312 helped discovery episodes solved (+27.2 points, standard error 3.8); pool tasks solved "
+        "55 -> 66 of 78")
+    rep["funnel"][0]["RSR-2"]["discovery_successes"] = 145  # +2.9 points: inside two standard errors (8.0)
+    assert next(c for c in claims(rep) if c["claim"] == yield_claim)["verdict"].startswith("not shown (within")
 
 
 def test_report_has_the_claims_and_the_ppo_steps(tmp_path, fake_stages):
