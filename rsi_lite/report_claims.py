@@ -8,7 +8,6 @@ did not run, the claim says "not measured in this run" rather than nothing.
 from __future__ import annotations
 
 from .loop import CONTROLS
-from .report_heldout import heldout_claims
 
 PAPER_RPR2_EV = (0.01, 0.52)
 """The paper's 16 RPR-2 observations of the inherited critic's explained variance lie within this range."""
@@ -20,7 +19,11 @@ def _gain(rep: dict, a: str, b: str, suite: str = "core") -> tuple[float, float]
     rows = {r["stage"]: r for r in rep["stages"] + list(rep["controls"].values())}
     if a not in rows or b not in rows or suite not in rows[a]["suites"] or suite not in rows[b]["suites"]:
         return None
-    ra, rb = rows[a]["suites"][suite], rows[b]["suites"][suite]
+    return _gain_of(rows[a]["suites"][suite], rows[b]["suites"][suite])
+
+
+def _gain_of(ra: dict, rb: dict) -> tuple[float, float]:
+    """(b - a, the spread) in points between two results, each {"success", "runs"}."""
     spread = max(max(x.get("runs") or [x["success"]]) - min(x.get("runs") or [x["success"]]) for x in (ra, rb))
     return 100 * (rb["success"] - ra["success"]), 100 * spread
 
@@ -70,6 +73,23 @@ def rewrite_and_refinement_claims(rep: dict) -> list[dict]:
             f"{room[0]['at_most_points']:+.1f}")
         out.append({"claim": f"PPO after self-rewrite moves the actor (RPR-{cyc} over {incoming}, core)",
                     "verdict": _verdict(g), "figures": None if g is None else _points(g) + text})
+    return out
+
+
+def heldout_claims(rep: dict) -> list[dict]:
+    """One claim per RPR phase measured on held-out kinds (`report_heldout`): its gain over its incoming checkpoint."""
+    out = []
+    for seed, phases in rep.get("heldout", {}).items():
+        for phase, h in phases.items():
+            if len(h["rows"]) != 2:
+                continue
+            a, b = h["rows"]
+            g = _gain_of(a, b)
+            out.append({"claim": f"PPO learns where it has something to learn ({phase} over {a['stage']} on "
+                                 f"{h['tasks']} held-out instances of the kinds its first probe found learnable"
+                                 + (f", seed {seed}" if len(rep["heldout"]) > 1 else "") + ")",
+                        "verdict": _verdict(g), "figures": f"{100 * a['success']:.1f} -> {100 * b['success']:.1f}: "
+                                                           f"{g[0]:+.1f} points (spread {g[1]:.1f})"})
     return out
 
 
@@ -124,7 +144,7 @@ def claims(rep: dict) -> list[dict]:
     from .advantages import tb_gae, terminal_rewards, token_gae
 
     out = rewrite_and_refinement_claims(rep)
-    out += heldout_claims(rep, _verdict)
+    out += heldout_claims(rep)
     direct = _gain(rep, "Base", CONTROLS["direct-ppo"][0])
     out.append({"claim": "Direct PPO from Base stays near Base (within 2 points or the spread, core)",
                 "verdict": _verdict(direct, near_zero=True), "figures": _points(direct)})

@@ -56,25 +56,6 @@ def heldout_markdown(phase: str, h: dict, seed=None) -> list[str]:
     return out + [""]
 
 
-def heldout_claims(rep: dict, verdict) -> list[dict]:
-    """One claim per RPR phase measured on held-out kinds: its gain over its incoming checkpoint, judged by
-    `verdict(gain, spread)` (the report's rule: a gain inside the run-to-run spread is no gain)."""
-    out = []
-    for seed, phases in rep.get("heldout", {}).items():
-        for phase, h in phases.items():
-            if len(h["rows"]) != 2:
-                continue
-            a, b = h["rows"]
-            g = (100 * (b["success"] - a["success"]),
-                 100 * max(max(r["runs"]) - min(r["runs"]) for r in (a, b)))
-            out.append({"claim": f"PPO learns where it has something to learn ({phase} over {a['stage']} on "
-                                 f"{h['tasks']} held-out instances of the kinds its first probe found learnable"
-                                 + (f", seed {seed}" if len(rep["heldout"]) > 1 else "") + ")",
-                        "verdict": verdict(g), "figures": f"{100 * a['success']:.1f} -> {100 * b['success']:.1f}: "
-                                                           f"{g[0]:+.1f} points (spread {g[1]:.1f})"})
-    return out
-
-
 def refinement_room(run: Path, d: Path, selection: dict, suites=("core", "val")) -> dict:
     """Per RPR phase: how much of its incoming checkpoint's evaluation PPO could change at all. PPO has no
     gradient toward a kind it never samples a success of, so the failures it can fix are those on kinds some
