@@ -24,7 +24,7 @@ from pathlib import Path
 
 import torch
 
-from .dist import finish, init, mean_over_ranks, shard
+from .dist import finish, init, leave, mean_over_ranks, shard
 
 
 class _Tok:
@@ -145,6 +145,7 @@ def main(argv=None) -> None:
         finish(world)
     if rank == 0:
         Path(a.out).write_text(json.dumps(result, indent=1) + "\n")
+    leave(world)
 
 
 if __name__ == "__main__":

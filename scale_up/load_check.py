@@ -109,6 +109,7 @@ def main(argv=None) -> None:
         else:
             Path(a.out).write_text(json.dumps(result, indent=1) + "\n")
             print(json.dumps(result))
+    D.leave(world)
 
 
 if __name__ == "__main__":

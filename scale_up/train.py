@@ -124,6 +124,7 @@ def main(argv=None) -> None:
             ppo(Path(a.dir), a.stage, a.step, rank, world)
     finally:
         D.finish(world)
+    D.leave(world)
 
 
 if __name__ == "__main__":
