@@ -181,7 +181,8 @@ def cmd_run(a) -> int:
     controls = list(dict.fromkeys((a.control or []) + (["critic-reset"] if a.critic == "reset" else [])
                                   + (["reward-fdr"] if a.reward == "fdr" else [])))
     try:
-        start(Path(a.out), a.profile, resume=a.resume, controls=controls, seeds=a.seeds, progress=not a.quiet,
+        start(Path(a.out), a.profile, resume=a.resume, controls=controls, seeds=a.seeds, cycles=a.cycles,
+              progress=not a.quiet,
               report_to=a.report_to)
     except (FileExistsError, RuntimeError, ValueError) as e:
         sys.exit(f"error: {e}")
@@ -278,6 +279,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="reset: also run RPR-2 with a fresh critic (the main branch inherits RPR-1's)")
     r.add_argument("--reward", choices=["spr", "fdr"], default="spr", help="fdr: also run RPR-2's FDR branch")
     r.add_argument("--seeds", type=int, nargs="+", default=[0], help="independent training seeds")
+    r.add_argument("--cycles", type=int, choices=[1, 2],
+                   help="2 (default): the five phases; 1: stop after RPR-1 (a second training seed of cycle one)")
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     r.add_argument("--report-to", choices=REPORT_TO,
                    help="tensorboard: every stage's SFT and PPO curves also under OUT (tensorboard --logdir OUT)")

@@ -27,6 +27,9 @@ sharing DIR/eval-base/ since Base does not depend on the training seed):
     report.json .md .html   written by `rsi-lite report DIR` (and at the end of the run)
     DONE
 
+`--cycles 1` stops after RPR-1 (its held-out and `val` evaluations, and the direct-PPO control if named):
+cycle one of a second training seed at half the cost of the five phases.
+
 Resuming (`--resume`) skips every finished stage (its DONE exists) and continues inside the
 unfinished one; every file is written to a temp name and renamed, DONE last. A control named
 with `--resume` is added to the run: `rsi-lite run --out DIR --resume --control direct-ppo` on
@@ -139,9 +142,9 @@ class LocalStages:
 class Loop:
     """One seed's run in `self.dir`; `go()` runs (or resumes) every phase."""
 
-    def __init__(self, d: Path, p: Profile, *, seed: int = 0, controls: tuple[str, ...] = (),
+    def __init__(self, d: Path, p: Profile, *, seed: int = 0, controls: tuple[str, ...] = (), cycles: int = 2,
                  base_eval: Path | None = None, progress: bool = False, log=print, stages=None):
-        self.dir, self.p, self.seed, self.controls = Path(d), p, seed, tuple(controls)
+        self.dir, self.p, self.seed, self.controls, self.cycles = Path(d), p, seed, tuple(controls), cycles
         self.stages = stages or LocalStages()
         self.base_eval = base_eval or self.dir / "eval-base"
         self.progress, self.log = progress, log
@@ -255,7 +258,8 @@ class Loop:
         self.evaluate("Base", "base")
         kept = ("Base", "base")
         stages = {"Base": "base"}
-        for cycle in (1, 2):
+        rpr2_init = None
+        for cycle in range(1, self.cycles + 1):
             ck = self.rsr(cycle, kept[1])
             stages[f"RSR-{cycle}"] = ck
             self.evaluate(f"RSR-{cycle}", ck)
@@ -281,16 +285,27 @@ class Loop:
             ck = self.rpr(label, name, b.pop("cycle"), b.pop("init"), b.pop("critic"), **b)
             stages[label] = ck
             self.evaluate(label, ck)
-        doc = {"stages": stages, "retained": kept[0], "final_checkpoint": kept[1], "controls": list(self.controls)}
+        doc = {"stages": stages, "retained": kept[0], "final_checkpoint": kept[1], "controls": list(self.controls),
+               "cycles": self.cycles}
         write_json_atomic(self.dir / "result.json", doc)
         (self.dir / "DONE").write_text("")
         return doc
 
 
-def start(out: Path, name: str, *, resume: bool = False, controls=(), seeds=(0,), progress=False, log=print,
-          p: Profile | None = None, stages=None, report_to: str | None = None) -> dict:
+def _check_cycles(cycles: int, controls, where) -> None:
+    if cycles not in (1, 2):
+        raise ValueError(f"{where}: cycles {cycles}: expected 1 (Base, RSR-1, RPR-1) or 2 (the five phases)")
+    two = [c for c in controls if c in ("critic-reset", "reward-fdr")]
+    if cycles == 1 and two:
+        raise ValueError(f"{where}: cycles 1: the control(s) {two} branch from RPR-2's start, which a run of one "
+                         f"cycle never reaches")
+
+
+def start(out: Path, name: str, *, resume: bool = False, controls=(), seeds=(0,), cycles: int | None = None,
+          progress=False, log=print, p: Profile | None = None, stages=None, report_to: str | None = None) -> dict:
     """Start (or, with `resume`, continue) a run in `out`; return what each seed retained. `report_to`
-    ('tensorboard') is fixed with the profile at the first start, like every other stage setting."""
+    ('tensorboard') and `cycles` (2, the five phases; 1 stops after RPR-1, e.g. for a second training seed
+    of cycle one) are fixed with the profile at the first start, like every other stage setting."""
     out = Path(out).absolute()  # the stages' configs name their inputs by path: the same from any directory
     bad = [c for c in controls if c not in CONTROLS]
     if bad:
@@ -301,6 +316,10 @@ def start(out: Path, name: str, *, resume: bool = False, controls=(), seeds=(0,)
             raise FileExistsError(f"{run_json}: a run is already here; add --resume to continue it, or use a new --out")
         saved = json.loads(run_json.read_text())
         p, seeds = Profile.from_dict(saved["profile"]), tuple(saved["seeds"])
+        if cycles is not None and cycles != saved.get("cycles", 2):
+            log(f"--cycles {cycles} ignored: {out} keeps the cycles it started with ({saved.get('cycles', 2)})")
+        cycles = saved.get("cycles", 2)
+        _check_cycles(cycles, controls, run_json)
         # a control named now is added to the run (it is an extra branch: the main one is not redone)
         added = [c for c in controls if c not in saved["controls"]]
         controls = tuple(saved["controls"]) + tuple(added)
@@ -315,9 +334,11 @@ def start(out: Path, name: str, *, resume: bool = False, controls=(), seeds=(0,)
         p = p or profile(name)
         if report_to:
             p.rsr.sft.report_to = p.rpr.report_to = report_to
+        cycles = 2 if cycles is None else cycles
+        _check_cycles(cycles, controls, "--cycles")
         out.mkdir(parents=True, exist_ok=True)
         write_json_atomic(run_json, {"profile": p.to_dict(), "controls": list(controls), "seeds": list(seeds),
-                                     "started": time.strftime("%Y-%m-%dT%H:%M:%S")})
+                                     "cycles": cycles, "started": time.strftime("%Y-%m-%dT%H:%M:%S")})
     if p.name == "gpu" and stages is None:
         check_gpu_profile(p)
     t0 = time.monotonic()
@@ -326,7 +347,7 @@ def start(out: Path, name: str, *, resume: bool = False, controls=(), seeds=(0,)
         d = out if len(seeds) == 1 else out / f"seed-{s}"
         if len(seeds) > 1:
             log(f"== seed {s} ({d})")
-        results[s] = Loop(d, Profile.from_dict(p.to_dict()), seed=s, controls=controls,
+        results[s] = Loop(d, Profile.from_dict(p.to_dict()), seed=s, controls=controls, cycles=cycles,
                           base_eval=out / "eval-base", progress=progress, log=log, stages=stages).go()
     done = {"wall_s_this_attempt": round(time.monotonic() - t0, 1), "seeds": list(seeds)}
     write_json_atomic(out / "finished.json", done)

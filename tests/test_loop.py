@@ -129,6 +129,31 @@ def test_a_control_named_on_resume_runs_only_that_branch(tmp_path, fake_stages):
     assert len(calls) == main_calls + 2
     assert list(build(tmp_path / "r")["controls"]) == ["RPR-2, critic reset"]
 
+
+def test_one_cycle_stops_after_rpr_1_and_a_resume_keeps_it(tmp_path, fake_stages):
+    """`--cycles 1` (a second training seed of cycle one): Base, RSR-1, RPR-1 and their evaluations, nothing of
+    cycle two; a resume cannot change it, and the controls that branch from RPR-2's start are refused."""
+    calls, _ = fake_stages
+    logged = []
+    start(tmp_path / "r", "tiny", seeds=(1,), cycles=1, controls=("direct-ppo",), log=lambda *_: None)
+    assert [c[1] for c in calls if c[0] == "rsr"] == [1]
+    dirs = [c[1] for c in calls if c[0] != "rsr"]
+    assert {"rpr-1", "eval-rsr-1", "eval-rpr-1", "control-direct-ppo"} <= set(dirs)
+    assert not [d for d in dirs if "2" in d]
+    assert json.loads((tmp_path / "r" / "run.json").read_text())["cycles"] == 1
+    assert {c[4].seed for c in calls if c[0] == "rpr"} == {1}
+    n = len(calls)
+    start(tmp_path / "r", "tiny", resume=True, cycles=2, log=logged.append)
+    assert len(calls) == n and "--cycles 2 ignored" in " ".join(logged)
+    rep = write_report(tmp_path / "r")
+    assert [s["stage"] for s in rep["stages"] if s.get("suites")] == ["Base", "RSR-1", "RPR-1"]
+    with pytest.raises(ValueError, match="critic-reset"):
+        start(tmp_path / "r", "tiny", resume=True, controls=("critic-reset",), log=lambda *_: None)
+    with pytest.raises(ValueError, match="--cycles: cycles 1.*reward-fdr"):
+        start(tmp_path / "s", "tiny", cycles=1, controls=("reward-fdr",), log=lambda *_: None)
+    assert not (tmp_path / "s").exists()
+
+
 def test_seeds_share_base_and_the_report_gives_the_spread(tmp_path, fake_stages):
     calls, _ = fake_stages
     start(tmp_path / "r", "tiny", seeds=(0, 1), log=lambda *_: None)
