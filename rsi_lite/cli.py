@@ -197,7 +197,10 @@ def cmd_report(a) -> int:
 
     if not (Path(a.run) / "run.json").is_file():
         sys.exit(f"error: {a.run}/run.json: missing (not a run directory of `rsi-lite run`)")
-    print(markdown(write_report(Path(a.run))))
+    try:
+        print(markdown(write_report(Path(a.run), a.also, a.out)))
+    except ValueError as e:
+        sys.exit(f"error: {e}")
     return 0
 
 
@@ -287,6 +290,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.set_defaults(fn=cmd_run)
     r = sub.add_parser("report", help="the stage table, controls, funnel, curves and cost of a run")
     r.add_argument("run")
+    r.add_argument("also", nargs="*", help="further runs of the same profile (other training seeds) to join the table")
+    r.add_argument("--out", help="where report.md/.html/.json go (default: RUN)")
     r.set_defaults(fn=cmd_report)
 
     md = sub.add_parser("model", help="the policy's model").add_subparsers(dest="sub", required=True)

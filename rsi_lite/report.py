@@ -49,6 +49,34 @@ def _seed_dirs(run: Path) -> list[tuple[int, Path]]:
     return [(s, run if len(seeds) == 1 else run / f"seed-{s}") for s in seeds]
 
 
+def _differences(a, b, where: str = "") -> list[str]:
+    """The fields two profiles (nested dicts) disagree on, as "path: a vs b"."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [d for k in sorted(set(a) | set(b)) for d in _differences(a.get(k), b.get(k), f"{where}.{k}".lstrip("."))]
+    return [] if a == b else [f"{where}: {a} vs {b}"]
+
+
+def _runs_of_seeds(run: Path, also) -> tuple[list[tuple[int, Path, Path]], list[str]]:
+    """(seed, its run, its directory) for `run` and the further runs `also` of the same profile, and where their
+    profiles differ. Each run keeps its own Base evaluation; a seed may appear in one run only."""
+    meta = json.loads((run / "run.json").read_text())
+    out, notes = [(s, run, d) for s, d in _seed_dirs(run)], []
+    for other in map(Path, also):
+        path = other / "run.json"
+        if not path.is_file():
+            raise ValueError(f"{path}: missing (not a run directory of `rsi-lite run`)")
+        om = json.loads(path.read_text())
+        if om["profile"]["name"] != meta["profile"]["name"]:
+            raise ValueError(f"{path}: profile.name {om['profile']['name']!r}, but {run} is a "
+                             f"{meta['profile']['name']!r} run: only seeds of one profile share a table")
+        dup = sorted({s for s, _ in _seed_dirs(other)} & {s for s, _, _ in out})
+        if dup:
+            raise ValueError(f"{path}: seeds {dup} are already in the runs before it (a seed is one training run)")
+        out += [(s, other, d) for s, d in _seed_dirs(other)]
+        notes += [f"{other} vs {run}: profile.{d}" for d in _differences(om["profile"], meta["profile"])]
+    return out, notes
+
+
 def _read(path: Path):
     return json.loads(path.read_text()) if path.is_file() else None
 
@@ -112,6 +140,7 @@ def _spread(rows: list[dict]) -> dict:
         have = [r["suites"][s] for r in rows if s in r["suites"]]
         succ = [h["success"] for h in have]
         out["suites"][s] = {**{f: have[0][f] for f in ("k", "n_tasks")},
+                            "runs": [x for h in have for x in h.get("runs", [h["success"]])],
                             "success": statistics.mean(succ), "success_sd": statistics.stdev(succ) if len(succ) > 1 else 0.0,
                             "strict": statistics.mean(h["strict"] for h in have),
                             "episodes": have[0]["episodes"],
@@ -119,18 +148,22 @@ def _spread(rows: list[dict]) -> dict:
     return out
 
 
-def build(run: Path) -> dict:
+def build(run: Path, also=()) -> dict:
+    """The report of `run`; with `also`, further runs of the same profile (say a second training seed run with
+    `--cycles 1`) join it: each stage's row is the mean over the seeds that ran it, with their sd, and its
+    per-run successes (the claims' spread) are every seed's."""
     run = Path(run)
     meta = json.loads((run / "run.json").read_text())
-    per_seed = {s: seed_report(run, d) for s, d in _seed_dirs(run)}
+    seed_dirs, differences = _runs_of_seeds(run, also)
+    per_seed = {s: seed_report(r, d) for s, r, d in seed_dirs}
     first = next(iter(per_seed.values()))
     if len(per_seed) == 1:
         stages, controls = first["stages"], first["controls"]
     else:
-        stages = [_spread([r for p in per_seed.values() for r in p["stages"] if r["stage"] == st])
-                  for st in STAGES if all(any(r["stage"] == st for r in p["stages"]) for p in per_seed.values())]
-        controls = {c: _spread([p["controls"][c] for p in per_seed.values()])
-                    for c in first["controls"] if all(c in p["controls"] for p in per_seed.values())}
+        stages = [_spread(rows) for st in STAGES
+                  if (rows := [r for p in per_seed.values() for r in p["stages"] if r["stage"] == st])]
+        labels = dict.fromkeys(c for p in per_seed.values() for c in p["controls"])
+        controls = {c: _spread([p["controls"][c] for p in per_seed.values() if c in p["controls"]]) for c in labels}
     for r in stages + list(controls.values()):
         r["mean_of_four"] = mean_of_four(r)
     by = {r["stage"]: r["mean_of_four"] for r in stages}
@@ -140,7 +173,8 @@ def build(run: Path) -> dict:
     if by.get("RPR-1") is not None and by.get("RPR-2") is not None:
         gains["cycle_two"] = by["RPR-2"] - by["RPR-1"]
     cost = {s: p["cost"] for s, p in per_seed.items()} if len(per_seed) > 1 else first["cost"]
-    return {"run": str(run), "profile": meta["profile"]["name"], "seeds": meta["seeds"], "stages": stages,
+    return {"run": str(run), "also": [str(a) for a in also], "profile_differences": differences,
+            "profile": meta["profile"]["name"], "seeds": list(per_seed), "stages": stages,
             "controls": controls, "gains": gains, "cost": cost,
             "selection": {s: p["selection"] for s, p in per_seed.items()},
             "funnel": {s: p["funnel"] for s, p in per_seed.items()},
@@ -197,7 +231,12 @@ def stage_table(rep: dict) -> str:
 
 
 def markdown(rep: dict) -> str:
-    out = [f"# rsi-lite run: {rep['run']} (profile `{rep['profile']}`)", "", "## Stage table", "", stage_table(rep), ""]
+    out = [f"# rsi-lite run: {rep['run']} (profile `{rep['profile']}`)", ""]
+    if rep.get("also"):
+        out += [f"Joined by the seeds of {', '.join(rep['also'])}: a stage's row is the mean over the seeds that ran "
+                "it (± their sd where more than one did), and the claims' spread spans every seed's runs."]
+        out += [f"- the profiles differ: {d}" for d in rep["profile_differences"]] + [""]
+    out += ["## Stage table", "", stage_table(rep), ""]
     out += ["## The paper's claims, checked on this run", "", "| claim | verdict | figures |", "|---|---|---|"]
     out += [f"| {c['claim']} | {c['verdict']} | {c['figures'] or '-'} |" for c in claims(rep)] + [""]
     g = rep["gains"]
@@ -328,17 +367,20 @@ def figures(rep: dict) -> list:
     return figs
 
 
-def write_report(run: Path) -> dict:
+def write_report(run: Path, also=(), out: Path | None = None) -> dict:
+    """report.json, .md and .html of `run` (joined by the runs `also`, see `build`) in `out` (default: `run`)."""
     run = Path(run)
-    rep = build(run)
-    write_json_atomic(run / "report.json", rep)
+    rep = build(run, also)
+    out = Path(out) if out else run
+    out.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(out / "report.json", rep)
     md = markdown(rep)
-    write_text_atomic(run / "report.md", md)
+    write_text_atomic(out / "report.md", md)
     body = "".join(f.to_html(full_html=False, include_plotlyjs="cdn" if i == 0 else False)
                    for i, f in enumerate(figures(rep)))
     page = (f"<!doctype html><meta charset='utf-8'><title>rsi-lite report</title>"
             f"<pre style='white-space:pre-wrap'>{html.escape(md)}</pre>{body}")
-    write_text_atomic(run / "report.html", page)
+    write_text_atomic(out / "report.html", page)
     return rep
 
 

@@ -22,6 +22,7 @@ import pytest
 from rsi_lite import loop
 from rsi_lite.loop import Profile, profile, start
 from rsi_lite.report import build, stage_table, write_report
+from rsi_lite.report_claims import claims as rep_claims
 
 
 def _doc(checkpoint: str, val: float, suites=("core", "hard", "multi", "extreme", "swr", "lhtb", "val")) -> dict:
@@ -152,6 +153,40 @@ def test_one_cycle_stops_after_rpr_1_and_a_resume_keeps_it(tmp_path, fake_stages
     with pytest.raises(ValueError, match="--cycles: cycles 1.*reward-fdr"):
         start(tmp_path / "s", "tiny", cycles=1, controls=("reward-fdr",), log=lambda *_: None)
     assert not (tmp_path / "s").exists()
+
+
+def test_a_second_seeds_run_joins_the_report_with_its_spread(tmp_path, fake_stages):
+    """`rsi-lite report RUN OTHER --out DIR`: a one-cycle run of seed 1 joins a five-phase run of seed 0. Rows
+    both ran get the mean and sd over the seeds, and the claims' spread spans both seeds' runs; rows only one ran
+    keep that seed's figures; a repeated seed or another profile is refused, naming the file."""
+    from rsi_lite.cli import main as cli
+
+    start(tmp_path / "a", "tiny", log=lambda *_: None)
+    start(tmp_path / "b", "tiny", seeds=(1,), cycles=1, log=lambda *_: None)
+    res = tmp_path / "b" / "eval-rsr-1" / "results.json"
+    doc = json.loads(res.read_text())
+    doc["suites"]["core"].update(success=0.7, runs=[0.6, 0.8])
+    res.write_text(json.dumps(doc))
+
+    assert cli(["report", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "both")]) == 0
+    rep = json.loads((tmp_path / "both" / "report.json").read_text())
+    assert rep["seeds"] == [0, 1] and rep["also"] == [str(tmp_path / "b")] and rep["profile_differences"] == []
+    rows = {r["stage"]: r["suites"]["core"] for r in rep["stages"]}
+    assert list(rows) == ["Base", "RSR-1", "RPR-1", "RSR-2", "RPR-2"]
+    assert rows["RSR-1"]["success"] == pytest.approx(0.6) and rows["RSR-1"]["success_sd"] == pytest.approx(0.1414, abs=1e-4)
+    assert rows["RSR-1"]["runs"] == [0.5, 0.6, 0.8] and rows["RSR-1"]["seeds"] == 2
+    assert rows["RSR-2"]["seeds"] == 1 and rows["RSR-2"]["success"] == 0.5
+    md = (tmp_path / "both" / "report.md").read_text()
+    assert "60.0 ± 14.1" in md and "Joined by the seeds of" in md
+    lift = next(c for c in rep_claims(rep) if c["claim"].startswith("Self-rewrite lifts the actor (RSR-1"))
+    assert "spread 30.0" in lift["figures"]  # 0.5 at Base against RSR-1's runs 0.5, 0.6 and 0.8
+    assert not (tmp_path / "a" / "report.json").exists()  # --out: the runs' own reports are untouched
+
+    with pytest.raises(ValueError, match=r"b/run.json: seeds \[1\] are already"):
+        build(tmp_path / "b", [tmp_path / "b"])
+    start(tmp_path / "c", "smoke", seeds=(2,), log=lambda *_: None)
+    with pytest.raises(ValueError, match=r"c/run.json: profile.name 'smoke'"):
+        build(tmp_path / "a", [tmp_path / "c"])
 
 
 def test_seeds_share_base_and_the_report_gives_the_spread(tmp_path, fake_stages):
