@@ -22,8 +22,9 @@ sharing DIR/eval-base/ since Base does not depend on the training seed):
                         first probe found learnable), eval-<stage>/ for its incoming checkpoint and its actor
     eval-<stage>/       results.json, trajectories.jsonl, results.html, DONE
     selection.json      per phase: the candidates' val figures, which was retained and why
-    cost.json           per stage: generated tokens, sandbox seconds, wall seconds, peak memory, and where the
-                        wall went (`breakdown`: model loading, generation, idle slots, updates; see `timing`)
+    cost.json           per stage: generated tokens, sandbox seconds, wall seconds (the time the process ran:
+                        `paused_s`, the time it stood stopped, is beside it), peak memory, and where the wall went
+                        (`breakdown`: model loading, generation, idle slots, updates; see `timing`)
     report.json .md .html   written by `rsi-lite report DIR` (and at the end of the run)
     DONE
 
@@ -49,7 +50,7 @@ from .rpr import RPRConfig, run_rpr
 from .records import read_jsonl, write_json_atomic
 from .rsr.stage import RSRConfig, run_rsr
 from .stage_io import load_actor
-from .timing import CLOCK
+from .timing import CLOCK, PAUSES
 from .trajectory import read_trajectories
 
 STAGES = ["Base", "RSR-1", "RPR-1", "RSR-2", "RPR-2"]
@@ -159,12 +160,14 @@ class Loop:
         resumed = fresh and d.is_dir() and any(d.iterdir())
         _reset_peak_rss()
         CLOCK.reset()
-        t0 = time.monotonic()
+        t0, p0 = time.monotonic(), PAUSES.start().total()
         out = fn()
         gc.collect()
-        wall = time.monotonic() - t0
+        paused = PAUSES.total() - p0
+        wall = time.monotonic() - t0 - paused
         if fresh or name not in self.cost:
             self.cost[name] = {**stage_cost(d), "wall_s": round(wall, 1) if fresh else None,
+                               "paused_s": round(paused, 1) if fresh else None,
                                "peak_rss_mb": round(_peak_rss_mb(), 1) if fresh else None}
             if fresh:
                 self.cost[name]["breakdown"] = CLOCK.snapshot(wall)

@@ -275,13 +275,19 @@ def markdown(rep: dict) -> str:
     cost = rep["cost"]
     flat = {f"seed {s}: {k}": v for s, c in cost.items() for k, v in c.items()} if len(rep["seeds"]) > 1 else cost
     if flat:
-        out += ["## Cost per stage", "", "| stage | episodes | generated tokens | sandbox s | wall s | peak RSS of the process, MB |",
-                "|---|---:|---:|---:|---:|---:|"]
+        out += ["## Cost per stage", "", "| stage | episodes | generated tokens | sandbox s | wall s | paused s | "
+                "peak RSS of the process, MB |", "|---|---:|---:|---:|---:|---:|---:|"]
         for name, c in flat.items():
             out.append(f"| {name} | {c['episodes']} | {c['generated_tokens']} | {c['sandbox_s']} | "
-                       f"{c['wall_s'] if c['wall_s'] is not None else '-'} | {c['peak_rss_mb'] or '-'} |")
+                       f"{c['wall_s'] if c['wall_s'] is not None else '-'} | "
+                       f"{c['paused_s'] if c.get('paused_s') is not None else '-'} | {c['peak_rss_mb'] or '-'} |")
         walls = [c["wall_s"] for c in flat.values() if c["wall_s"]]
-        out += ["", f"Total wall time of the stages: {sum(walls) / 60:.1f} min.", ""]
+        paused = sum(c.get("paused_s") or 0 for c in flat.values())
+        old = any(c["wall_s"] is not None and c.get("paused_s") is None for c in flat.values())
+        out += ["", f"Total wall time of the stages: {sum(walls) / 60:.1f} min"
+                + (f" (the process also stood stopped {paused / 60:.1f} min, not counted)." if paused else ".")
+                + (" A '-' under paused: recorded before pauses were measured, so that wall includes any." if old
+                   else ""), ""]
         out += breakdown_table(flat)
     return "\n".join(out)
 

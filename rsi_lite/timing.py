@@ -14,10 +14,15 @@ Two kinds of entries, kept apart because they add up differently:
 
 `with CLOCK.phase("train/sft"): ...` times a block; `CLOCK.add(name, seconds)` adds a figure measured
 elsewhere; `CLOCK.reset()` starts a stage; `CLOCK.snapshot()` returns the sums (seconds rounded to 0.1).
+
+`PAUSES` counts the seconds the whole process stood stopped (SIGSTOP from a shell's Ctrl-Z or `kill -STOP`, a
+frozen container or debugger): the loop takes them out of a stage's wall and reports them beside it, so a run
+paused to measure something else still gives its stages' own wall times.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections import defaultdict
@@ -62,3 +67,42 @@ class WallClock:
 
 
 CLOCK = WallClock()
+
+
+class PauseWatch:
+    """A daemon thread that wakes every `tick` seconds. A wake-up later than `threshold` during which the process
+    used almost no CPU (less than a quarter of the gap, all threads together) means the process was stopped, not
+    busy: the gap, less one tick, is added to `total()`. A process merely slow to schedule the thread (the GIL
+    held, the cores busy) keeps using CPU through the gap and is not counted."""
+
+    def __init__(self, tick: float = 0.5, threshold: float = 10.0):
+        self.tick, self.threshold = tick, threshold
+        self._lock = threading.Lock()
+        self._paused = 0.0
+        self._pid = None
+
+    def start(self) -> "PauseWatch":
+        """Start watching (once per process; a forked child starts its own)."""
+        with self._lock:
+            if self._pid != os.getpid():
+                self._pid = os.getpid()
+                threading.Thread(target=self._watch, name="pause-watch", daemon=True).start()
+        return self
+
+    def _watch(self) -> None:
+        wall, cpu = time.monotonic(), time.process_time()
+        while True:
+            time.sleep(self.tick)
+            w, c = time.monotonic(), time.process_time()
+            gap = w - wall
+            if gap > self.threshold and c - cpu < 0.25 * gap:
+                with self._lock:
+                    self._paused += gap - self.tick
+            wall, cpu = w, c
+
+    def total(self) -> float:
+        with self._lock:
+            return self._paused
+
+
+PAUSES = PauseWatch()

@@ -212,6 +212,7 @@ def test_report_json_has_the_documented_shape(tmp_path, fake_stages):
     assert set(core) >= {"success", "k", "n_tasks", "strict", "process_reward"} and 0 <= core["success"] <= 1
     assert {"controls", "cost", "gains", "funnel", "reference"} <= set(on_disk)
     assert on_disk["funnel"]["0"]["RSR-2"]["discovery_successes"] == 2
+    assert on_disk["cost"]["RSR-1"]["paused_s"] == 0.0 and on_disk["cost"]["RSR-1"]["wall_s"] >= 0  # not stopped
     assert rep["gains"]["cycle_one"] == pytest.approx(0.0)
     html = (tmp_path / "r" / "report.html").read_text()
     assert "plotly" in html and "Stage table" in html

@@ -31,3 +31,45 @@ def test_a_snapshot_since_an_earlier_reading_counts_only_what_came_after():
     assert c.snapshot(wall=2.5, since=before)["other"] == 0.5
     c.reset()
     assert c.snapshot() == {}
+
+
+_CHILD = """
+import sys, time
+from rsi_lite.timing import PauseWatch
+w = PauseWatch(tick=0.05, threshold=0.5).start()
+print("ready", flush=True)
+t0 = time.monotonic()
+if sys.argv[1] == "busy":  # one C call that holds the GIL for seconds: the watch wakes late, yet CPU was used
+    while time.monotonic() - t0 < 3.0:
+        sum(range(100_000_000))
+else:
+    time.sleep(4.0)
+print(round(w.total(), 2), flush=True)
+"""
+
+
+def _child(mode: str, stop_s: float = 0.0) -> float:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from .conftest import REPO
+
+    p = subprocess.Popen([sys.executable, "-c", _CHILD, mode], stdout=subprocess.PIPE, text=True,
+                         env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert p.stdout.readline().strip() == "ready"
+    if stop_s:
+        time.sleep(0.5)
+        os.kill(p.pid, signal.SIGSTOP)
+        time.sleep(stop_s)
+        os.kill(p.pid, signal.SIGCONT)
+    out, _ = p.communicate(timeout=60)
+    return float(out.strip())
+
+
+def test_the_pause_watch_counts_a_stopped_process_and_not_a_busy_one():
+    """SIGSTOP for 2 s: about 2 s counted; a process that kept the watch from waking for seconds by holding the
+    GIL, but used its CPU all along: nothing."""
+    assert 1.7 <= _child("sleep", stop_s=2.0) <= 2.4
+    assert _child("busy") == 0.0
