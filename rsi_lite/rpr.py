@@ -131,6 +131,10 @@ class RPRConfig:
     gradient_checkpointing: bool = True
     """Recompute each layer's activations during backward instead of keeping them: one more forward's compute for
     a fraction of the memory (`checkpointing`). Off is faster where memory allows (short episodes, minibatch 2)."""
+    checkpoint_tokens: int = 2048
+    """With `gradient_checkpointing` off, a minibatch whose padded size (rows x its widest episode) passes this
+    many tokens is checkpointed anyway, so that one long episode cannot take a step past a laptop's memory
+    (`rpr_update.checkpointed`; measured in docs/experiments.md). 0: never."""
     max_grad_norm: float = 1.0
     """Global gradient-norm clip, per optimizer."""
     seed: int = 0

@@ -91,6 +91,15 @@ def minibatches(trajs: list[Trajectory], size: int) -> list[list[int]]:
     return [order[s:s + size] for s in range(0, len(order), size)]
 
 
+def checkpointed(cfg: "RPRConfig", rows: int, width: int) -> bool:
+    """Whether a minibatch of `rows` episodes cut to `width` tokens trains with gradient checkpointing: always
+    under `cfg.gradient_checkpointing`, else once its padded size passes `cfg.checkpoint_tokens` (0: never).
+
+    Kept activations grow with rows x width (and attention's with rows x width^2): without this one 4 x 1,417
+    minibatch took the cpu run's RPR-2 control to 20.9 GB, where its usual minibatches need a third of that."""
+    return cfg.gradient_checkpointing or 0 < cfg.checkpoint_tokens < rows * width
+
+
 @contextmanager
 def checkpointing(model):
     """Gradient checkpointing inside the block: the training forward keeps each layer's input only
@@ -120,7 +129,8 @@ def update(policy, trajs: list[Trajectory], cfg: "RPRConfig", optims: dict, *, t
     Memory: every forward runs on one minibatch, cut to its widest episode (`minibatches`); the
     actor's log-probabilities are computed on action tokens only; the critic's loss is
     back-propagated before the actor's forward pass starts (the two share no trainable weight,
-    so the gradients are those of the summed loss); training passes use gradient checkpointing."""
+    so the gradients are those of the summed loss); training passes use gradient checkpointing, always or on
+    the minibatches too wide to train without it (`checkpointed`)."""
     import torch
 
     from .policy.critic import ACTOR, CRITIC, set_trainable, token_logprobs, using_adapter, values
@@ -151,19 +161,19 @@ def update(policy, trajs: list[Trajectory], cfg: "RPRConfig", optims: dict, *, t
     set_trainable(policy, actor=train_actor, critic=True)
     policy.model.train()
     stats_all = []
-    with checkpointing(policy.model) if cfg.gradient_checkpointing else nullcontext():
-        for epoch in range(epochs or cfg.ppo_epochs):
-            order = minibatch_order(groups, cfg.seed, step, epoch)
-            size = cfg.accumulate if cfg.accumulate > 0 else len(order)
-            for chunk in (order[i:i + size] for i in range(0, len(order), size)):
-                for o in optims.values():
-                    o.zero_grad(set_to_none=True)
-                chunk_tokens = sum(float(mask[mb, :w].sum()) for mb, w in chunk) or 1.0
-                for mb, w in chunk:
-                    sl = (mb, slice(0, w))
-                    share = float(mask[sl].sum()) / chunk_tokens  # the chunk's loss is its token mean
-                    # Each backward runs inside its adapter's block: checkpointing recomputes the layers' forward
-                    # during backward, and that recomputation must route through the adapter the forward used.
+    for epoch in range(epochs or cfg.ppo_epochs):
+        order = minibatch_order(groups, cfg.seed, step, epoch)
+        size = cfg.accumulate if cfg.accumulate > 0 else len(order)
+        for chunk in (order[i:i + size] for i in range(0, len(order), size)):
+            for o in optims.values():
+                o.zero_grad(set_to_none=True)
+            chunk_tokens = sum(float(mask[mb, :w].sum()) for mb, w in chunk) or 1.0
+            for mb, w in chunk:
+                sl = (mb, slice(0, w))
+                share = float(mask[sl].sum()) / chunk_tokens  # the chunk's loss is its token mean
+                # Each backward runs inside its adapter's block: checkpointing recomputes the layers' forward
+                # during backward, and that recomputation must route through the adapter the forward used.
+                with checkpointing(policy.model) if checkpointed(cfg, len(mb), w) else nullcontext():
                     with using_adapter(policy.model, CRITIC):
                         v = values(policy, ids[sl], att[sl])
                         vloss = cfg.ppo.vf_coef * value_loss(v, ret[sl], mask[sl])
@@ -176,12 +186,12 @@ def update(policy, trajs: list[Trajectory], cfg: "RPRConfig", optims: dict, *, t
                     else:
                         stats = {"losses/value": float(vloss.detach()),
                                  "losses/explained_variance": explained_variance(v.detach(), ret[sl], mask[sl])}
-                    stats_all.append(stats)
-                for name, o in optims.items():
-                    if name == "actor" and not train_actor:
-                        continue
-                    torch.nn.utils.clip_grad_norm_([p for g in o.param_groups for p in g["params"]], cfg.max_grad_norm)
-                    o.step()
+                stats_all.append(stats)
+            for name, o in optims.items():
+                if name == "actor" and not train_actor:
+                    continue
+                torch.nn.utils.clip_grad_norm_([p for g in o.param_groups for p in g["params"]], cfg.max_grad_norm)
+                o.step()
     policy.model.eval()
     set_trainable(policy, actor=False, critic=False)
     for k in stats_all[0]:

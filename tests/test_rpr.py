@@ -167,6 +167,45 @@ def test_the_memory_saving_update_has_the_gradients_of_the_plain_one(tok, monkey
     assert any(r.abs().max() > 1e-4 for r in ref_actor) and any(r.abs().max() > 1e-4 for r in ref_critic)
 
 
+def test_only_minibatches_past_the_token_budget_are_checkpointed(tok, monkeypatch):
+    """With checkpointing off, a minibatch whose rows x width passes `checkpoint_tokens` still trains checkpointed
+    (one long episode must not take a step past the machine's memory); the others train without; 0 turns it off."""
+    from rsi_lite import rpr_update as rpr
+    from rsi_lite.policy import critic
+
+    assert rpr.checkpointed(RPRConfig(gradient_checkpointing=True, checkpoint_tokens=0), 1, 1)
+    assert not rpr.checkpointed(RPRConfig(gradient_checkpointing=False, checkpoint_tokens=0), 64, 4096)
+    assert rpr.checkpointed(RPRConfig(gradient_checkpointing=False, checkpoint_tokens=60), 2, 31)
+    assert not rpr.checkpointed(RPRConfig(gradient_checkpointing=False, checkpoint_tokens=60), 2, 30)
+
+    pol = tiny_actor_critic(tok)
+    trajs = fake_trajectories(4)
+    for t, n in zip(trajs, (40, 24, 33, 19)):  # minibatches of 2: widths 40 (80 tokens) and 24 (48 tokens)
+        t.token_ids, t.action_mask, t.logprobs = t.token_ids[:n], t.action_mask[:n], t.logprobs[:n]
+    active, seen = [False], []
+
+    @contextlib.contextmanager
+    def recording(model):
+        active[0] = True
+        try:
+            yield
+        finally:
+            active[0] = False
+
+    plain_values = critic.values
+
+    def recorded_values(policy, ids, att):
+        if torch.is_grad_enabled():  # the training passes (the "old" pass runs under no_grad)
+            seen.append((ids.shape[1], active[0]))
+        return plain_values(policy, ids, att)
+
+    monkeypatch.setattr(rpr, "checkpointing", recording)
+    monkeypatch.setattr(critic, "values", recorded_values)
+    cfg = RPRConfig(minibatch=2, ppo_epochs=1, gradient_checkpointing=False, checkpoint_tokens=60)
+    update(pol, trajs, cfg, make_optimizers(pol, cfg), train_actor=True)
+    assert sorted(seen) == [(24, False), (40, True)]
+
+
 def test_action_only_logprobs_equal_the_full_ones_on_action_tokens(tok):
     pol = tiny_actor_critic(tok)
     ids, att, mask, _, _ = batch_tensors(fake_trajectories(3), "spr", tok.pad_token_id)

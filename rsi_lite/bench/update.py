@@ -120,7 +120,9 @@ def _measure(args: dict, q) -> None:
     else:
         policy = add_critic(load_policy(PolicyConfig(quantization=args["quantization"])))
     trajs = read_trajectories(args["trajectories"]) if args["trajectories"] else synthetic(args["rows"], args["width"])
-    cfg = RPRConfig(minibatch=args["minibatch"], actor_lr=args["actor_lr"], critic_lr=args["critic_lr"])
+    cfg = RPRConfig(minibatch=args["minibatch"], actor_lr=args["actor_lr"], critic_lr=args["critic_lr"],
+                    gradient_checkpointing=args["gradient_checkpointing"] == "on",
+                    checkpoint_tokens=args["checkpoint_tokens"])
     optims = make_optimizers(policy, cfg)
     loaded = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
 
@@ -161,6 +163,10 @@ def main(argv: list[str] | None = None) -> None:
                     help="one update per rate, each from the same fresh actor (the sweep)")
     ap.add_argument("--critic-lr", type=float, default=RPR_DEFAULTS.critic_lr)
     ap.add_argument("--epochs", type=int, default=1)
+    ap.add_argument("--gradient-checkpointing", choices=("on", "off"), default="on",
+                    help="on: every minibatch (RPRConfig's default); off: only those past --checkpoint-tokens")
+    ap.add_argument("--checkpoint-tokens", type=int, default=RPR_DEFAULTS.checkpoint_tokens,
+                    help="with checkpointing off, a minibatch past this many padded tokens is checkpointed (0: never)")
     ap.add_argument("--direction", action="store_true",
                     help="also measure the change of the action log-probabilities (success vs failure)")
     ap.add_argument("--limit-gb", type=float, default=None)
@@ -179,7 +185,8 @@ def main(argv: list[str] | None = None) -> None:
         r = q.get()
         print(f"batch: {r['rows']} episodes ({r['successes']} successes), widest {r['widest']} tokens, "
               f"{r['tokens']} tokens, {r['action_tokens']} action tokens; minibatch {a.minibatch}; {a.quantization}; "
-              f"actor lr {lr:g}, {a.epochs} epoch(s)")
+              f"actor lr {lr:g}, {a.epochs} epoch(s); checkpointing {a.gradient_checkpointing}"
+              + ("" if a.gradient_checkpointing == "on" else f", past {a.checkpoint_tokens} tokens"))
         print(f"after load       {r['after_load_gb']:.2f} GB")
         print(f"update wall      {r['wall_s']:.1f} s")
         print(f"update peak RSS  {r['peak_gb']:.2f} GB")
