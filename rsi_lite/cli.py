@@ -167,6 +167,8 @@ def cmd_rpr(a) -> int:
             cfg.critic_from = ""
         if a.reward:
             cfg.reward = a.reward
+        if a.seed is not None:
+            cfg.seed = a.seed
         if a.report_to:
             cfg.report_to = a.report_to
     summary = run_rpr(run, a.cycle, cfg, progress=True, name=name)
@@ -269,6 +271,8 @@ def build_parser() -> argparse.ArgumentParser:
     p2.add_argument("--critic", choices=["inherit", "reset"], default="inherit",
                     help="inherit DIR/rpr-(N-1)/critic when present (default) or start a fresh one")
     p2.add_argument("--reward", choices=["s", "fdr", "spr"])
+    p2.add_argument("--seed", type=int, help="the training seed (batch draws, rollouts, minibatch order; default the "
+                    "config's): a `rsi-lite run --seeds N` run's RPR stages use N, so --seed N repeats one beside it")
     p2.add_argument("--report-to", choices=REPORT_TO, help="also write the PPO curves to DIR/rpr-N/tensorboard/")
     p2.set_defaults(fn=cmd_rpr)
 

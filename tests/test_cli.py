@@ -35,3 +35,16 @@ def test_rewards_audit_names_the_bad_line(tmp_path):
         assert "t.jsonl:2" in str(e) and "verifier" in str(e)
     else:
         raise AssertionError("expected an error")
+
+
+def test_rpr_takes_the_config_with_the_seed_and_reward_given(tmp_path, monkeypatch):
+    import rsi_lite.rpr as rpr
+
+    seen = {}
+    monkeypatch.setattr(rpr, "run_rpr", lambda run, cycle, cfg, progress, name: seen.update(cfg=cfg, name=name) or {})
+    config = tmp_path / "c.json"
+    config.write_text(json.dumps({"steps": 3, "seed": 0, "reward": "spr"}))
+    assert main(["rpr", "--run", str(tmp_path / "r"), "--config", str(config), "--seed", "1", "--reward", "fdr"]) == 0
+    assert (seen["cfg"].seed, seen["cfg"].reward, seen["cfg"].steps, seen["name"]) == (1, "fdr", 3, "rpr-1")
+    assert main(["rpr", "--run", str(tmp_path / "r"), "--config", str(config)]) == 0
+    assert (seen["cfg"].seed, seen["cfg"].reward) == (0, "spr")
