@@ -287,7 +287,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--reward", choices=["spr", "fdr"], default="spr", help="fdr: also run RPR-2's FDR branch")
     r.add_argument("--seeds", type=int, nargs="+", default=[0], help="independent training seeds")
     r.add_argument("--cycles", type=int, choices=[1, 2],
-                   help="2 (default): the five phases; 1: stop after RPR-1 (a second training seed of cycle one)")
+                   help="2 (default): the five phases; 1: stop after RPR-1 (a second training seed of cycle one); "
+                        "--resume --cycles 2 extends a one-cycle run to the five phases")
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     r.add_argument("--report-to", choices=REPORT_TO,
                    help="tensorboard: every stage's SFT and PPO curves also under OUT (tensorboard --logdir OUT)")

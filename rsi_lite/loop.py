@@ -29,7 +29,9 @@ sharing DIR/eval-base/ since Base does not depend on the training seed):
     DONE
 
 `--cycles 1` stops after RPR-1 (its held-out and `val` evaluations, and the direct-PPO control if named):
-cycle one of a second training seed at half the cost of the five phases.
+cycle one of a second training seed at half the cost of the five phases. `--resume --cycles 2`
+later extends such a run to the five phases: cycle one's stages are kept and cycle two (with any
+control named) starts from its selection.
 
 Resuming (`--resume`) skips every finished stage (its DONE exists) and continues inside the
 unfinished one; every file is written to a temp name and renamed, DONE last. A control named
@@ -319,8 +321,15 @@ def start(out: Path, name: str, *, resume: bool = False, controls=(), seeds=(0,)
             raise FileExistsError(f"{run_json}: a run is already here; add --resume to continue it, or use a new --out")
         saved = json.loads(run_json.read_text())
         p, seeds = Profile.from_dict(saved["profile"]), tuple(saved["seeds"])
-        if cycles is not None and cycles != saved.get("cycles", 2):
-            log(f"--cycles {cycles} ignored: {out} keeps the cycles it started with ({saved.get('cycles', 2)})")
+        was = saved.get("cycles", 2)
+        if cycles == 2 and was == 1:  # a finished cycle one is kept: only RSR-2 onwards (and the controls) run
+            log(f"extending {out} to the five phases: cycle one's stages are kept, cycle two runs from its selection")
+            saved = {**saved, "cycles": 2}
+            write_json_atomic(run_json, saved)
+            for s in seeds:  # the run is no longer finished
+                ((out if len(seeds) == 1 else out / f"seed-{s}") / "DONE").unlink(missing_ok=True)
+        elif cycles is not None and cycles != was:
+            log(f"--cycles {cycles} ignored: {out} keeps the two cycles it started with")
         cycles = saved.get("cycles", 2)
         _check_cycles(cycles, controls, run_json)
         # a control named now is added to the run (it is an extra branch: the main one is not redone)

@@ -133,7 +133,8 @@ def test_a_control_named_on_resume_runs_only_that_branch(tmp_path, fake_stages):
 
 def test_one_cycle_stops_after_rpr_1_and_a_resume_keeps_it(tmp_path, fake_stages):
     """`--cycles 1` (a second training seed of cycle one): Base, RSR-1, RPR-1 and their evaluations, nothing of
-    cycle two; a resume cannot change it, and the controls that branch from RPR-2's start are refused."""
+    cycle two, and the controls that branch from RPR-2's start are refused; `--resume --cycles 2` then runs
+    cycle two alone, from cycle one's selection, and a two-cycle run is never cut back to one."""
     calls, _ = fake_stages
     logged = []
     start(tmp_path / "r", "tiny", seeds=(1,), cycles=1, controls=("direct-ppo",), log=lambda *_: None)
@@ -143,9 +144,6 @@ def test_one_cycle_stops_after_rpr_1_and_a_resume_keeps_it(tmp_path, fake_stages
     assert not [d for d in dirs if "2" in d]
     assert json.loads((tmp_path / "r" / "run.json").read_text())["cycles"] == 1
     assert {c[4].seed for c in calls if c[0] == "rpr"} == {1}
-    n = len(calls)
-    start(tmp_path / "r", "tiny", resume=True, cycles=2, log=logged.append)
-    assert len(calls) == n and "--cycles 2 ignored" in " ".join(logged)
     rep = write_report(tmp_path / "r")
     assert [s["stage"] for s in rep["stages"] if s.get("suites")] == ["Base", "RSR-1", "RPR-1"]
     with pytest.raises(ValueError, match="critic-reset"):
@@ -153,6 +151,19 @@ def test_one_cycle_stops_after_rpr_1_and_a_resume_keeps_it(tmp_path, fake_stages
     with pytest.raises(ValueError, match="--cycles: cycles 1.*reward-fdr"):
         start(tmp_path / "s", "tiny", cycles=1, controls=("reward-fdr",), log=lambda *_: None)
     assert not (tmp_path / "s").exists()
+    n = len(calls)
+    start(tmp_path / "r", "tiny", resume=True, cycles=2, controls=("critic-reset",), log=logged.append)
+    new = calls[n:]
+    assert [c[1] for c in new if c[0] == "rsr"] == [2] and "extending" in " ".join(logged)
+    assert not [c for c in new if c[0] != "rsr" and "1" in c[1]]  # nothing of cycle one (nor Base) again
+    assert {"rpr-2", "eval-rpr-2", "rpr-2-critic-reset"} <= {c[1] for c in new}
+    assert json.loads((tmp_path / "r" / "run.json").read_text())["cycles"] == 2
+    n = len(calls)
+    m = len(logged)
+    start(tmp_path / "r", "tiny", resume=True, cycles=1, log=logged.append)
+    assert len(calls) == n and "--cycles 1 ignored" in " ".join(logged[m:])
+    rep = write_report(tmp_path / "r")
+    assert [s["stage"] for s in rep["stages"] if s.get("suites")][:5] == ["Base", "RSR-1", "RPR-1", "RSR-2", "RPR-2"]
 
 
 def test_a_second_seeds_run_joins_the_report_with_its_spread(tmp_path, fake_stages):
