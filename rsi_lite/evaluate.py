@@ -164,6 +164,38 @@ def evaluate(policy, suites: list[str], out: Path, *, k: int | dict = 3, rollout
     return doc
 
 
+def floor(suites: list[str], out: Path, *, limit: int | dict | None = None, spread: bool = False,
+          backend: str = "auto", workers: int = 8, tasks_root: Path | None = None) -> dict:
+    """What doing nothing scores on the tasks `evaluate` runs with the same `limit` and `spread`: each task's
+    verifier on its untouched workspace, once (no command, so nothing varies from run to run). Success should
+    read 0 everywhere (a task that passes untouched is broken: `rsi-lite tasks check` says so); the process
+    reward is the partial credit any policy gets for free, the floor of that column (on `lhtb`, 1 of 11
+    checks). Written to `DIR/floor.json` (atomically)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from .paths import TASKS_ROOT
+    from .verify import attempt
+
+    picked = {}
+    for s in suites:
+        name, tasks = resolve_suite(s, tasks_root or TASKS_ROOT)
+        picked[name] = subset(tasks, suite_limit(limit, s), spread)
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        reports = {name: list(pool.map(lambda t: attempt(t, [], backend=backend)[1], tasks))
+                   for name, tasks in picked.items()}
+    doc = {"what": "each task's verifier on its untouched workspace (no command)", "limit": limit,
+           "spread": spread, "suites": {}}
+    for name, rs in reports.items():
+        doc["suites"][name] = {
+            "n_tasks": len(rs), "strict": sum(bool(r.strict) for r in rs),
+            "success": statistics.mean(bool(r.strict) for r in rs),
+            "process_reward": statistics.mean(r.passed / r.total if r.total else 0.0 for r in rs),
+            "tasks": {t.name: [r.passed, r.total] for t, r in zip(picked[name], rs)}}
+    Path(out).mkdir(parents=True, exist_ok=True)
+    write_json_atomic(Path(out) / "floor.json", doc)
+    return doc
+
+
 def compare(docs: dict[str, dict], suites: list[str] | None = None) -> str:
     """A stage-by-suite table of Mean@k success (%) from several `results.json` documents, e.g.
     `compare({"Base": json.load(...), "RSR-1": json.load(...)})`; a missing suite shows as '-'."""

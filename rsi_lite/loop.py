@@ -21,6 +21,7 @@ sharing DIR/eval-base/ since Base does not depend on the training seed):
     heldout-rpr-N/      with `EvalConfig.heldout_per_kind`: kinds.json, tasks/ (fresh instances of the kinds RPR-N's
                         first probe found learnable), eval-<stage>/ for its incoming checkpoint and its actor
     eval-<stage>/       results.json, trajectories.jsonl, results.html, DONE
+    eval-floor/         floor.json: what doing nothing scores on the same tasks (verifiers on untouched workspaces)
     selection.json      per phase: the candidates' val figures, which was retained and why
     cost.json           per stage: generated tokens, sandbox seconds, wall seconds (the time the process ran:
                         `paused_s`, the time it stood stopped, is beside it), peak memory, and where the wall went
@@ -121,6 +122,17 @@ def run_eval(d: Path, checkpoint: str, cfg: EvalConfig, model: str, progress: bo
     return doc
 
 
+def run_floor(d: Path, cfg: EvalConfig) -> dict:
+    """What doing nothing scores on the evaluated tasks (`evaluate.floor`): the stage table's floor row."""
+    from .evaluate import floor
+
+    if (d / "DONE").is_file():
+        return json.loads((d / "floor.json").read_text())
+    doc = floor(cfg.suites, d, limit=cfg.limit, spread=True, backend=cfg.rollout.backend, workers=cfg.rollout.workers)
+    (d / "DONE").write_text("")
+    return doc
+
+
 def val_key(doc: dict) -> tuple[float, float]:
     v = doc["suites"]["val"]
     return v["success"], v["process_reward"]
@@ -183,6 +195,17 @@ class Loop:
         self.log(f"[{stage}] evaluate {checkpoint} on {', '.join(self.p.eval.suites)}")
         return self._timed(f"eval {stage}", d, lambda: self.stages.eval(d, checkpoint, self.p.eval, self.p.model,
                                                                       self.progress))
+
+    def floor(self) -> None:
+        """The floor row: the evaluated tasks' verifiers on untouched workspaces (seeds share it, as Base). It
+        needs only the sandbox; where that fails the run goes on and the report says the floor is missing."""
+        d = self.base_eval.with_name("eval-floor")
+        if not (d / "DONE").is_file():
+            self.log("[floor] what doing nothing scores on the evaluated tasks")
+        try:
+            self._timed("floor", d, lambda: run_floor(d, self.p.eval))
+        except Exception as e:  # noqa: BLE001 -- a measurement beside the run, never a reason to stop it
+            self.log(f"[floor] not measured: {type(e).__name__}: {e}")
 
     def select(self, phase: str, incoming: tuple[str, str], new: tuple[str, str]) -> tuple[str, str]:
         """Keep the better of (stage, checkpoint) pairs on val; record the figures and the reason."""
@@ -261,6 +284,7 @@ class Loop:
         self.p.rsr.pool = self.p.rpr.pool = str(pool)
 
         self.evaluate("Base", "base")
+        self.floor()
         kept = ("Base", "base")
         stages = {"Base": "base"}
         rpr2_init = None

@@ -184,6 +184,7 @@ def build(run: Path, also=()) -> dict:
             "shadow": {s: p["shadow"] for s, p in per_seed.items()},
             "heldout": {s: p["heldout"] for s, p in per_seed.items()},
             "room": {s: p["room"] for s, p in per_seed.items()},
+            "floor": _read(run / "eval-floor" / "floor.json") if (run / "eval-floor" / "DONE").is_file() else None,
             "reference": {"table2": PAPER_TABLE2, "swr": PAPER_SWR, "lhtb_strict_of_46": PAPER_LHTB_STRICT}}
 
 
@@ -220,6 +221,15 @@ def stage_table(rep: dict) -> str:
         mark = " (retained)" if r.get("retained") is True else ""
         lines.append(f"| {r['stage']}{mark} | " + " | ".join(_pct(r, s) for s in TABLE_SUITES)
                      + f" | {mof} | {_pct(r, 'swr')} | {lhtb} | {_pct(r, 'val')} |")
+    if rep.get("floor"):  # the verifiers on untouched workspaces: what a row gets for free
+        fl = {"suites": rep["floor"]["suites"]}
+        lh = fl["suites"].get("lhtb")
+        lhtb = f"{lh['process_reward']:.3f} | {lh['strict']}/{lh['n_tasks']}" if lh else "- | -"
+        lines.append("| *doing nothing (no command)* | " + " | ".join(_pct(fl, s) for s in TABLE_SUITES)
+                     + f" | - | {_pct(fl, 'swr')} | {lhtb} | {_pct(fl, 'val')} |")
+        lines += ["", "The last row is the floor: every evaluated task's verifier on its untouched workspace. "
+                  "A process reward at that row's figure is credit for checks that pass with no action, not "
+                  "work done."]
     lines.append("")
     lines.append("| paper, Table 2 | TB 2.1 | TB Hard | TB 3.0 | TB 4.0 | mean of four | SWR100 | LHTB process | "
                  "LHTB strict | |\n|---|" + "---:|" * 9)

@@ -92,3 +92,17 @@ def test_a_limit_can_name_suites():
     assert [suite_limit(lim, s) for s in ("core", "val", "hard")] == [15, None, 2]
     assert suite_limit(3, "core") == 3 and suite_limit(None, "core") is None
     assert suite_limit({"core": 15}, "hard") is None  # not named, no "*": every task
+
+
+def test_the_floor_is_what_untouched_workspaces_score_on_the_evaluated_tasks(tmp_path, bwrap_ok):
+    """The stage table's floor row: core's tasks fail untouched; lhtb's project keeps a check that passes with no
+    action (its data left unchanged), so its process reward starts above 0 for any policy."""
+    from rsi_lite.evaluate import floor
+
+    doc = floor(["core", "lhtb"], tmp_path / "f", limit={"core": 2, "*": 1}, spread=True, workers=2)
+    assert json.loads((tmp_path / "f" / "floor.json").read_text()) == doc
+    core, lhtb = doc["suites"]["core"], doc["suites"]["lhtb"]
+    assert set(core["tasks"]) == {"core-000-file_ops-easy", "core-022-scripting-easy"}  # evaluate's picks
+    assert core["strict"] == 0 and core["success"] == 0.0 and lhtb["strict"] == 0
+    (passed, total), = lhtb["tasks"].values()
+    assert 0 < passed < total and lhtb["process_reward"] == passed / total

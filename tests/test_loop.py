@@ -69,6 +69,16 @@ def fake_stages(monkeypatch):
     monkeypatch.setattr(loop, "run_rsr", fake_rsr)
     monkeypatch.setattr(loop, "run_rpr", fake_rpr)
     monkeypatch.setattr(loop, "run_eval", fake_eval)
+    def fake_floor(d, cfg):  # what `evaluate.floor` writes: lhtb keeps 1 of 11 checks untouched
+        if not (d / "DONE").is_file():
+            d.mkdir(parents=True, exist_ok=True)
+            suites = {s: {"n_tasks": 1, "strict": 0, "success": 0.0, "process_reward": 0.0} for s in cfg.suites}
+            suites["lhtb"]["process_reward"] = 1 / 11
+            (d / "floor.json").write_text(json.dumps({"suites": suites}))
+            (d / "DONE").write_text("")
+            calls.append(("floor", d.name, None, None, None))
+
+    monkeypatch.setattr(loop, "run_floor", fake_floor)
     monkeypatch.setattr("rsi_lite.tasks.suites.write_pool", lambda dest, n: Path(dest).mkdir(parents=True))
     return calls, val_of
 
@@ -78,7 +88,7 @@ def test_phases_run_in_order_and_rpr2_inherits_the_critic(tmp_path, fake_stages)
     val_of.update({"rsr-1": 0.2, "rpr-1": 0.3, "rsr-2": 0.4, "rpr-2": 0.5})  # every stage improves val
     start(tmp_path / "r", "tiny", log=lambda *_: None)
     order = [(c[0], c[1]) for c in calls]
-    assert order == [("eval", "eval-base"), ("rsr", 1), ("eval", "eval-rsr-1"), ("rpr", "rpr-1"),
+    assert order == [("eval", "eval-base"), ("floor", "eval-floor"), ("rsr", 1), ("eval", "eval-rsr-1"), ("rpr", "rpr-1"),
                      ("eval", "eval-rpr-1"), ("rsr", 2), ("eval", "eval-rsr-2"), ("rpr", "rpr-2"),
                      ("eval", "eval-rpr-2")]
     rpr1, rpr2 = [c for c in calls if c[0] == "rpr"]
@@ -203,7 +213,7 @@ def test_a_second_seeds_run_joins_the_report_with_its_spread(tmp_path, fake_stag
 def test_seeds_share_base_and_the_report_gives_the_spread(tmp_path, fake_stages):
     calls, _ = fake_stages
     start(tmp_path / "r", "tiny", seeds=(0, 1), log=lambda *_: None)
-    assert [c[1] for c in calls].count("eval-base") == 1
+    assert [c[1] for c in calls].count("eval-base") == 1 and [c[1] for c in calls].count("eval-floor") == 1
     assert (tmp_path / "r" / "seed-0" / "DONE").is_file() and (tmp_path / "r" / "seed-1" / "DONE").is_file()
     seeds = {c[4].seed for c in calls if c[0] == "rpr"}
     assert seeds == {0, 1}
@@ -390,6 +400,7 @@ def test_report_has_the_claims_and_the_ppo_steps(tmp_path, fake_stages):
     md = (tmp_path / "r" / "report.md").read_text()
     assert "The paper's claims" in md and "PPO per step: rpr-1" in md
     assert "| 0 | 4 | 0.250 | 1 | 1 |" in md  # the probe's row
+    assert "| *doing nothing (no command)* | 0.0 | 0.0 | 0.0 | 0.0 | - | 0.0 | 0.091 | 0/1 | 0.0 |" in md
 
 
 def test_stage_table_names_each_suites_runs_when_they_differ():
