@@ -1,5 +1,6 @@
 """Shared fixtures. Run everything with `make test` (or `pytest tests notebooks --nbmake`)."""
 
+import json
 import os
 import textwrap
 from pathlib import Path
@@ -83,3 +84,66 @@ def scripted_trajectory(tok, messages, harness="exemplar", task="core-011-data_c
                       logprobs=[0.0] * len(ids), turn_spans=spans, finish_reason="complete", turns=len(spans),
                       verifier={"strict": 1, "passed": 4, "total": 4, "tests": []}, rewards={}, tokens={},
                       timings={})
+
+
+# ---------------------------------------------------------------- the loop's stages, recorded
+
+def _doc(checkpoint: str, val: float, suites=("core", "hard", "multi", "extreme", "swr", "lhtb", "val")) -> dict:
+    return {"checkpoint": checkpoint, "k": 1, "suites": {
+        s: {"success": val if s == "val" else 0.5, "k": 1, "n_tasks": 2, "strict": 1, "episodes": 2,
+            "process_reward": 0.4, "runs": [0.5]} for s in suites}}
+
+
+@pytest.fixture
+def fake_stages(monkeypatch):
+    """Stage functions that record their configs and write the files the real ones write (the loop's and the
+    report's tests); yields (calls, val_of: checkpoint substring -> the val success its evaluation reads)."""
+    from rsi_lite import loop
+
+    calls = []
+    val_of = {}  # checkpoint substring -> val success
+
+    def fake_rsr(run, cycle, cfg, progress=False):
+        d = Path(run) / f"rsr-{cycle}"
+        if (d / "DONE").is_file():  # the stages' own contract: a finished stage is not run again
+            return
+        (d / "checkpoint").mkdir(parents=True, exist_ok=True)
+        (d / "funnel.json").write_text(json.dumps({"discovery_successes": cycle, "examples": 3}))
+        (d / "DONE").write_text("")
+        calls.append(("rsr", cycle, cfg.init, None, cfg))
+
+    def fake_rpr(run, cycle, cfg, progress=False, name=None):
+        d = Path(run) / name
+        if (d / "DONE").is_file():
+            return
+        for part in ("actor", "critic"):
+            (d / part).mkdir(parents=True, exist_ok=True)
+        (d / "metrics.jsonl").write_text(json.dumps({"phase": "joint", "losses/explained_variance_before": 0.1,
+                                                     "reward/mean": 0.3, "success/mean": 0.0}) + "\n")
+        (d / "DONE").write_text("")
+        calls.append(("rpr", name, cfg.init, cfg.critic_from, cfg))
+
+    def fake_eval(d, checkpoint, cfg, model, progress=False):
+        if (d / "DONE").is_file():
+            return
+        d.mkdir(parents=True, exist_ok=True)
+        v = next((x for key, x in val_of.items() if key in checkpoint), 0.0)
+        (d / "results.json").write_text(json.dumps(_doc(checkpoint, v)))
+        (d / "DONE").write_text("")
+        calls.append(("eval", d.name, checkpoint, None, None))
+
+    monkeypatch.setattr(loop, "run_rsr", fake_rsr)
+    monkeypatch.setattr(loop, "run_rpr", fake_rpr)
+    monkeypatch.setattr(loop, "run_eval", fake_eval)
+    def fake_floor(d, cfg):  # what `evaluate.floor` writes: lhtb keeps 1 of 11 checks untouched
+        if not (d / "DONE").is_file():
+            d.mkdir(parents=True, exist_ok=True)
+            suites = {s: {"n_tasks": 1, "strict": 0, "success": 0.0, "process_reward": 0.0} for s in cfg.suites}
+            suites["lhtb"]["process_reward"] = 1 / 11
+            (d / "floor.json").write_text(json.dumps({"suites": suites}))
+            (d / "DONE").write_text("")
+            calls.append(("floor", d.name, None, None, None))
+
+    monkeypatch.setattr(loop, "run_floor", fake_floor)
+    monkeypatch.setattr("rsi_lite.tasks.suites.write_pool", lambda dest, n: Path(dest).mkdir(parents=True))
+    return calls, val_of
