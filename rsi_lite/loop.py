@@ -198,7 +198,7 @@ class Loop:
 
     def floor(self) -> None:
         """The floor row: the evaluated tasks' verifiers on untouched workspaces (seeds share it, as Base). It
-        needs only the sandbox; where that fails the run goes on and the report says the floor is missing."""
+        needs only the sandbox; where that fails the run goes on and the report leaves the row out."""
         d = self.base_eval.with_name("eval-floor")
         if not (d / "DONE").is_file():
             self.log("[floor] what doing nothing scores on the evaluated tasks")
