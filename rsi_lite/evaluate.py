@@ -126,13 +126,24 @@ def suite_k(k: int | dict, suite: str) -> int:
     return n
 
 
+def picked_tasks(suites: list[str], limit: int | dict | None, spread: bool,
+                 tasks_root: Path | None = None) -> dict[str, tuple[str, list[Task]]]:
+    """{suite as given: (its name, the tasks an evaluation runs)}: `evaluate` and `floor` pick the same ones."""
+    from .paths import TASKS_ROOT
+
+    out = {}
+    for s in suites:
+        name, tasks = resolve_suite(s, tasks_root or TASKS_ROOT)
+        out[s] = (name, subset(tasks, suite_limit(limit, s), spread))
+    return out
+
+
 def evaluate(policy, suites: list[str], out: Path, *, k: int | dict = 3, rollout: RolloutConfig | None = None,
              checkpoint: str = "base", limit: int | dict | None = None, spread: bool = False,
              tasks_root: Path | None = None, progress: bool = False, shadow: bool = True) -> dict:
     """Mean@k per suite (`k` runs per task: an int for every suite, or a dict per suite with `"*"` for the others,
     as `limit`); with `shadow`, also robust success: the successes that pass their shadow twin too and
     trip no pattern check (`tasks.shadow.flag_successes`)."""
-    from .paths import TASKS_ROOT
 
     import time
 
@@ -140,11 +151,8 @@ def evaluate(policy, suites: list[str], out: Path, *, k: int | dict = 3, rollout
 
     rollout = rollout or RolloutConfig()
     clock, t0 = CLOCK.raw(), time.perf_counter()
-    jobs = []
-    for s in suites:
-        _, tasks = resolve_suite(s, tasks_root or TASKS_ROOT)
-        tasks = subset(tasks, suite_limit(limit, s), spread)
-        jobs += [(t, seed) for seed in range(suite_k(k, s)) for t in tasks]
+    jobs = [(t, seed) for s, (_, tasks) in picked_tasks(suites, limit, spread, tasks_root).items()
+            for seed in range(suite_k(k, s)) for t in tasks]
     trajs = run_episodes(policy, jobs, rollout, policy_name=checkpoint, progress=progress)
     if shadow:
         from .tasks.shadow import flag_successes
@@ -173,13 +181,9 @@ def floor(suites: list[str], out: Path, *, limit: int | dict | None = None, spre
     checks). Written to `DIR/floor.json` (atomically)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from .paths import TASKS_ROOT
     from .verify import attempt
 
-    picked = {}
-    for s in suites:
-        name, tasks = resolve_suite(s, tasks_root or TASKS_ROOT)
-        picked[name] = subset(tasks, suite_limit(limit, s), spread)
+    picked = dict(picked_tasks(suites, limit, spread, tasks_root).values())
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         reports = {name: list(pool.map(lambda t: attempt(t, [], backend=backend)[1], tasks))
                    for name, tasks in picked.items()}
