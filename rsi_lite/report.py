@@ -198,6 +198,22 @@ def _pct(r: dict, s: str) -> str:
     return f"{100 * c['success']:.1f}{sd}"
 
 
+FLOOR_MARGIN = 0.01  # a process reward this far under the floor is reported as below it
+
+
+def below_floor(rep: dict) -> list[tuple[str, str, float, float]]:
+    """(stage, suite, process reward, floor) for every row and suite whose process reward is at least
+    FLOOR_MARGIN under the floor's: the actor breaks checks an untouched workspace passes."""
+    floor = (rep.get("floor") or {}).get("suites", {})
+    out = []
+    for r in rep["stages"] + list(rep["controls"].values()):
+        for s, f in floor.items():
+            pr = r["suites"].get(s, {}).get("process_reward")
+            if pr is not None and pr <= f["process_reward"] - FLOOR_MARGIN:
+                out.append((r["stage"], s, pr, f["process_reward"]))
+    return out
+
+
 def stage_table(rep: dict) -> str:
     rows = rep["stages"] + list(rep["controls"].values())
     k = sorted({r["suites"][s]["k"] for r in rows for s in r["suites"]}) or ["?"]
@@ -230,6 +246,10 @@ def stage_table(rep: dict) -> str:
         lines += ["", "The last row is the floor: every evaluated task's verifier on its untouched workspace. "
                   "A process reward at that row's figure is credit for checks that pass with no action, not "
                   "work done."]
+        if low := below_floor(rep):
+            lines += ["", "Below the floor (a process reward at least 0.01 under it): " + "; ".join(
+                f"{st} on {s} {pr:.3f} (floor {f:.3f})" for st, s, pr, f in low)
+                + ". There the actor breaks checks that pass on the untouched workspace."]
     lines.append("")
     lines.append("| paper, Table 2 | TB 2.1 | TB Hard | TB 3.0 | TB 4.0 | mean of four | SWR100 | LHTB process | "
                  "LHTB strict | |\n|---|" + "---:|" * 9)

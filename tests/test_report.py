@@ -9,7 +9,7 @@ import json
 import pytest
 
 from rsi_lite.loop import start
-from rsi_lite.report import build, stage_table, write_report
+from rsi_lite.report import below_floor, build, stage_table, write_report
 from rsi_lite.report_claims import claims as rep_claims
 
 
@@ -154,6 +154,25 @@ def test_report_has_the_claims_and_the_ppo_steps(tmp_path, fake_stages):
     assert "The paper's claims" in md and "PPO per step: rpr-1" in md
     assert "| 0 | 4 | 0.250 | 1 | 1 |" in md  # the probe's row
     assert "| *doing nothing (no command)* | 0.0 | 0.0 | 0.0 | 0.0 | - | 0.0 | 0.091 | 0/1 | 0.0 |" in md
+    assert "Below the floor" not in md  # every stage's 0.4 is above every floor figure here
+
+
+def test_the_table_names_the_stages_below_the_floor(tmp_path, fake_stages):
+    """A stage whose process reward falls under the do-nothing floor breaks checks an untouched workspace
+    passes; the table says which stage, on which suite, by how much. Within 0.01 of the floor is not reported."""
+    start(tmp_path / "r", "tiny", log=lambda *_: None)
+    fl = tmp_path / "r" / "eval-floor" / "floor.json"
+    doc = json.loads(fl.read_text())
+    doc["suites"]["swr"]["process_reward"] = 0.405  # every stage reads 0.4: inside the margin
+    fl.write_text(json.dumps(doc))
+    res = tmp_path / "r" / "eval-rpr-1" / "results.json"
+    doc = json.loads(res.read_text())
+    doc["suites"]["swr"]["process_reward"] = 0.3
+    res.write_text(json.dumps(doc))
+    rep = write_report(tmp_path / "r")
+    assert [(st, s) for st, s, *_ in below_floor(rep)] == [("RPR-1", "swr")]
+    assert "Below the floor (a process reward at least 0.01 under it): RPR-1 on swr 0.300 (floor 0.405)." in \
+        (tmp_path / "r" / "report.md").read_text()
 
 
 def test_stage_table_names_each_suites_runs_when_they_differ():
