@@ -98,7 +98,7 @@ class RolloutConfig:
     verify_turns: bool = False
     """Verify the workspace after every action that ran a command (a fresh copy each time, as the final verdict),
     so each turn has its verdict (`Trajectory.turn_verdicts`) and its reward (`turn_rewards`): what RPR's
-    `reward_timing="turn"` trains on. The last one is the episode's verdict. About one verifier run per turn."""
+    `reward_timing="turn"` trains on. The last one is the episode's verdict. A workspace copy per turn; the tests run only on a workspace the episode has not verified yet."""
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -123,6 +123,9 @@ class _Episode:
     verify_turns: bool = False
     turn_reports: list = field(default_factory=list)
     """verify_turns: the verdict after each action (None before any command ran: nothing changed yet)."""
+    verdicts: dict = field(default_factory=dict)
+    """Fresh verdicts by workspace fingerprint (`verify_sandbox`'s memo): the tests run once per distinct
+    workspace of the episode, so an action that only reads costs a copy, not a verifier run."""
 
 
 def run_episodes(policy, jobs: list[tuple], cfg: RolloutConfig | None = None, *, policy_name: str = "base",
@@ -319,7 +322,8 @@ def _account(clock: dict, meter, gen, trajs) -> None:
         if key in stats:
             CLOCK.add(name, stats[key])
     for t in trajs:
-        for key, name in (("open_s", "sandbox/open"), ("sandbox_s", "sandbox/commands"), ("verify_s", "sandbox/verifier")):
+        for key, name in (("open_s", "sandbox/open"), ("sandbox_s", "sandbox/commands"), ("verify_s", "sandbox/verifier"),
+                          ("verifier_reused", "sandbox/verifier_reused")):
             CLOCK.add(name, t.timings.get(key, 0.0))
 
 
@@ -355,7 +359,7 @@ def _act(e: _Episode, limits: SandboxLimits) -> list[Message]:
 
     def verify():
         v0 = time.monotonic()
-        rep = verify_sandbox(e.sandbox, e.task, limits=limits)
+        rep = verify_sandbox(e.sandbox, e.task, limits=limits, memo=e.verdicts)
         e.timings["verify_s"] += time.monotonic() - v0
         return rep
 
@@ -389,7 +393,7 @@ def _final_verify(e: _Episode, limits: SandboxLimits) -> None:
     elif e.verify_turns and e.turn_reports and e.turn_reports[-1] is not None and e.verifier_mode == "fresh":
         e.report = e.turn_reports[-1]  # the workspace as the last command left it, verified already
     else:
-        e.report = verify_sandbox(e.sandbox, e.task, limits=limits, mode=e.verifier_mode)
+        e.report = verify_sandbox(e.sandbox, e.task, limits=limits, mode=e.verifier_mode, memo=e.verdicts)
     e.timings["verify_s"] += time.monotonic() - t
     e.sandbox.close()
 
@@ -419,7 +423,8 @@ def _trajectory(e: _Episode, cfg: RolloutConfig, policy_name: str, divisors: dic
         token_ids=ids, action_mask=mask, logprobs=lps, turn_spans=spans, finish_reason=e.state.finish_reason,
         turns=e.state.turn, verifier=rep, rewards=rewards,
         tokens={"prompt": len(ids) - generated, "generated": generated, "total": len(ids)},
-        timings={**{k: round(v, 3) for k, v in e.timings.items()}, "run_wall_s": round(wall, 3)},
+        timings={**{k: round(v, 3) for k, v in e.timings.items()}, "run_wall_s": round(wall, 3),
+                 "verifier_reused": e.verdicts.get("hits", 0)},
         context_cuts=e.stream.cuts, turn_verdicts=verdicts, turn_rewards=turn_rewards)
 
 

@@ -10,7 +10,9 @@ Two kinds of entries, kept apart because they add up differently:
 - busy seconds inside rollouts, summed over the worker threads that run them at the same time (so they can
   exceed the wall): `sandbox/open`, `sandbox/commands`, `sandbox/verifier`; and the model's own forward
   passes during generation (`rollout/forward`, with the tokens prefilled and decoded where the backend
-  says), which the issue's "forwards >= 60% of an evaluation's wall" is about.
+  says), which the issue's "forwards >= 60% of an evaluation's wall" is about. One count sits among them:
+  `sandbox/verifier_reused`, the fresh verdicts given back from an episode's memo instead of running the
+  tests again (`verify.verify_sandbox`).
 
 `with CLOCK.phase("train/sft"): ...` times a block; `CLOCK.add(name, seconds)` adds a figure measured
 elsewhere; `CLOCK.reset()` starts a stage; `CLOCK.snapshot()` returns the sums (seconds rounded to 0.1).

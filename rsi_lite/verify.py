@@ -13,9 +13,12 @@ one test, and no failure. (Terminal-Bench 1 counted an empty test set as resolve
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import os
 import shutil
+import stat
 import tempfile
 import time
 import shlex
@@ -263,9 +266,37 @@ def verify_in_place(sb: Sandbox, task: Task) -> VerifierReport:
     return _run_tests(sb, task, time.monotonic())
 
 
-def verify_sandbox(sb: Sandbox, task: Task, *, mode: str = "fresh", **kw) -> VerifierReport:
+def tree_fingerprint(root: Path) -> str:
+    """A hash of a workspace as a fresh verifier receives it: every entry's path, kind and permission bits, a
+    file's bytes, a symlink's target. Times and owners are left out, as the copy does not carry them either
+    (`Sandbox.download`), so a command that only reads (`cat`, `ls`) leaves the fingerprint as it was."""
+    h = hashlib.sha256()
+    for dirpath, dirs, files in os.walk(root, followlinks=False):
+        dirs.sort()
+        for name in sorted(dirs + files):
+            p = os.path.join(dirpath, name)
+            st = os.lstat(p)
+            h.update(f"{os.path.relpath(p, root)}\0{st.st_mode:o}\0".encode())
+            if stat.S_ISLNK(st.st_mode):
+                h.update(os.readlink(p).encode())
+            elif stat.S_ISREG(st.st_mode):
+                with open(p, "rb") as f:
+                    while chunk := f.read(1 << 20):
+                        h.update(chunk)
+            h.update(b"\1")
+    return h.hexdigest()
+
+
+def verify_sandbox(sb: Sandbox, task: Task, *, mode: str = "fresh", memo: dict | None = None,
+                   **kw) -> VerifierReport:
     """Snapshot an agent's workspace and verify the snapshot (the agent's sandbox stays as it is); with
-    `mode="shared"`, Harbor's way instead: the tests run in the agent's sandbox itself (`verify_in_place`)."""
+    `mode="shared"`, Harbor's way instead: the tests run in the agent's sandbox itself (`verify_in_place`).
+
+    `memo` (fresh mode; one dict per episode): verdicts by the snapshot's `tree_fingerprint`. A snapshot equal to
+    one verified before gets that verdict back without running the tests again: a fresh verifier sees nothing
+    but the snapshot and the task's tests, so equal snapshots get equal verdicts. Verifying after every action
+    (`RolloutConfig.verify_turns`, the verifier-feedback harness) then runs the tests only after actions that
+    changed the workspace. `memo["hits"]` counts the verdicts given back."""
     if mode == "shared":
         return verify_in_place(sb, task)
     if mode != "fresh":
@@ -273,7 +304,14 @@ def verify_sandbox(sb: Sandbox, task: Task, *, mode: str = "fresh", **kw) -> Ver
     tmp = Path(tempfile.mkdtemp(prefix="rsi-verify-"))
     try:
         sb.download(task.environment.workdir, tmp / "ws")
-        return run_verifier(task, tmp / "ws", backend=sb.backend, **kw)
+        if memo is None:
+            return run_verifier(task, tmp / "ws", backend=sb.backend, **kw)
+        key = tree_fingerprint(tmp / "ws")
+        if key in memo:
+            memo["hits"] = memo.get("hits", 0) + 1
+            return replace(memo[key], tests=[dict(t) for t in memo[key].tests])
+        memo[key] = run_verifier(task, tmp / "ws", backend=sb.backend, **kw)
+        return memo[key]
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -356,3 +356,32 @@ def test_with_verify_turns_every_action_gets_its_verdict_and_the_shaped_rewards_
     _, _, _, _, final = batch_tensors([t], "spr", 0)
     assert float(final[0, ends[-1]]) == pytest.approx(t.rewards["spr"]) and float(final.sum()) == float(final[0, ends[-1]])
     assert Trajectory.from_json(t.to_json()).turn_rewards == t.turn_rewards
+
+
+def test_a_workspace_the_episode_verified_before_is_not_verified_again(tiny_policy, core, bwrap_ok):
+    """Turn verdicts with the episode's memo: copy (solves), cat (reads only), rm (breaks), copy again (the first
+    workspace back, with new file times). The tests run twice, once per distinct workspace; the other two
+    verdicts come from the memo and equal what the tests say on that workspace."""
+    from rsi_lite.harness.messages import Message
+    from rsi_lite.rollout import _act, _final_verify, _open_episode, _trajectory
+    from rsi_lite.sandbox import SandboxLimits
+    from rsi_lite.verify import verify_sandbox
+
+    task = next(t for t in core if t.name == "core-000-file_ops-easy")
+    cfg, limits = RolloutConfig(max_turns=4, verify_turns=True), SandboxLimits(command_timeout=10)
+    e = _open_episode((task, 0), cfg, tiny_policy.tokenizer, limits)
+    stop = {tiny_policy.tokenizer.eos_token_id}
+    for cmd in ("cp robin_coral.txt flint_prism.txt", "cat flint_prism.txt", "rm flint_prism.txt",
+                "cp robin_coral.txt flint_prism.txt"):
+        ids = tiny_policy.tokenizer.encode(f"```bash\n{cmd}\n```")
+        e.messages.append(Message("action", e.stream.add_action(ids, [0.0] * len(ids), stop)))
+        new = _act(e, limits)
+        e.stream.add_messages(new)
+        e.messages += new
+    assert [r.strict for r in e.turn_reports] == [1, 1, 0, 1]
+    assert e.verdicts["hits"] == 2 and len([k for k in e.verdicts if k != "hits"]) == 2
+    again = verify_sandbox(e.sandbox, task, limits=limits)  # no memo: the tests themselves
+    assert (again.strict, again.passed, again.total) == (1, e.turn_reports[3].passed, e.turn_reports[3].total)
+    _final_verify(e, limits)
+    t = _trajectory(e, cfg, "base", {}, 1.0)
+    assert t.timings["verifier_reused"] == 2 and [v["strict"] for v in t.turn_verdicts] == [1, 1, 0, 1]

@@ -96,3 +96,33 @@ def test_reward_json_is_read_first():
 def test_skipped_tests_do_not_count_as_passed():
     r = build_report(_ctrf(["passed", "skipped"]), b"1")
     assert r.strict == 1 and r.passed == 1 and r.skipped == 1
+
+
+def test_a_workspaces_fingerprint_is_its_paths_modes_bytes_and_links_not_its_times(tmp_path):
+    """What `verify_sandbox`'s memo keys verdicts by: reading a file or touching it keeps the fingerprint;
+    changing a byte, a permission bit, a name or a link's target changes it."""
+    import os
+
+    from rsi_lite.verify import tree_fingerprint
+
+    ws = tmp_path / "ws"
+    (ws / "sub").mkdir(parents=True)
+    (ws / "a.txt").write_text("alpha\n")
+    (ws / "sub" / "run.sh").write_text("echo hi\n")
+    os.symlink("a.txt", ws / "link")
+    fp = tree_fingerprint(ws)
+    (ws / "a.txt").read_text()
+    os.utime(ws / "a.txt", (0, 0))
+    assert tree_fingerprint(ws) == fp
+    for change, undo in [
+        (lambda: (ws / "a.txt").write_text("alphA\n"), lambda: (ws / "a.txt").write_text("alpha\n")),
+        (lambda: os.chmod(ws / "sub" / "run.sh", 0o755), lambda: os.chmod(ws / "sub" / "run.sh", 0o644)),
+        (lambda: (ws / "a.txt").rename(ws / "b.txt"), lambda: (ws / "b.txt").rename(ws / "a.txt")),
+        (lambda: (os.unlink(ws / "link"), os.symlink("sub", ws / "link")),
+         lambda: (os.unlink(ws / "link"), os.symlink("a.txt", ws / "link"))),
+        (lambda: (ws / "sub" / "empty").mkdir(), lambda: (ws / "sub" / "empty").rmdir()),
+    ]:
+        change()
+        assert tree_fingerprint(ws) != fp
+        undo()
+        assert tree_fingerprint(ws) == fp
