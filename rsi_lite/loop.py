@@ -37,7 +37,8 @@ control named) starts from its selection.
 Resuming (`--resume`) skips every finished stage (its DONE exists) and continues inside the
 unfinished one; every file is written to a temp name and renamed, DONE last. A control named
 with `--resume` is added to the run: `rsi-lite run --out DIR --resume --control direct-ppo` on
-a finished run runs that branch (and its evaluation) and nothing else.
+a finished run runs that branch (and its evaluation) and nothing else; the run's DONE is
+removed until the branch has finished.
 """
 
 from __future__ import annotations
@@ -364,6 +365,8 @@ def start(out: Path, name: str, *, resume: bool = False, controls=(), seeds=(0,)
         if added:
             log(f"adding control(s) {', '.join(added)} to {out}")
             write_json_atomic(run_json, {**saved, "controls": list(controls)})
+            for s in seeds:  # the run is no longer finished until its new branches are
+                ((out if len(seeds) == 1 else out / f"seed-{s}") / "DONE").unlink(missing_ok=True)
     else:
         if out.is_dir() and any(out.iterdir()):
             raise FileExistsError(f"{out}: not empty and not a run (no run.json); use a new --out")

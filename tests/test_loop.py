@@ -72,7 +72,19 @@ def test_a_control_named_on_resume_runs_only_that_branch(tmp_path, fake_stages):
     calls, _ = fake_stages
     start(tmp_path / "r", "tiny", log=lambda *_: None)
     main_calls = len(calls)
+    assert (tmp_path / "r" / "DONE").is_file()
+
+    def killed(*a, **k):
+        raise KeyboardInterrupt
+
+    real_rpr = loop.run_rpr
+    loop.run_rpr = killed  # killed as the new branch starts: the run is not finished
+    with pytest.raises(KeyboardInterrupt):
+        start(tmp_path / "r", "tiny", resume=True, controls=("critic-reset",), log=lambda *_: None)
+    assert not (tmp_path / "r" / "DONE").is_file()
+    loop.run_rpr = real_rpr
     start(tmp_path / "r", "tiny", resume=True, controls=("critic-reset",), log=lambda *_: None)
+    assert (tmp_path / "r" / "DONE").is_file()
     assert [(c[0], c[1]) for c in calls[main_calls:]] == [("rpr", "rpr-2-critic-reset"),
                                                           ("eval", "eval-rpr-2-critic-reset")]
     assert json.loads((tmp_path / "r" / "run.json").read_text())["controls"] == ["critic-reset"]
