@@ -331,6 +331,17 @@ def _check_cycles(cycles: int, controls, where) -> None:
                          f"cycle never reaches")
 
 
+def _seed_dir(out: Path, seeds, s: int) -> Path:
+    """Where seed s of a run lives: the run directory itself when it has one seed."""
+    return out if len(seeds) == 1 else out / f"seed-{s}"
+
+
+def _unfinish(out: Path, seeds) -> None:
+    """The run is no longer finished: every seed's DONE goes (its stages' DONE files stay)."""
+    for s in seeds:
+        (_seed_dir(out, seeds, s) / "DONE").unlink(missing_ok=True)
+
+
 def start(out: Path, name: str, *, resume: bool = False, controls=(), seeds=(0,), cycles: int | None = None,
           progress=False, log=print, p: Profile | None = None, stages=None, report_to: str | None = None) -> dict:
     """Start (or, with `resume`, continue) a run in `out`; return what each seed retained. `report_to`
@@ -351,8 +362,7 @@ def start(out: Path, name: str, *, resume: bool = False, controls=(), seeds=(0,)
             log(f"extending {out} to the five phases: cycle one's stages are kept, cycle two runs from its selection")
             saved = {**saved, "cycles": 2}
             write_json_atomic(run_json, saved)
-            for s in seeds:  # the run is no longer finished
-                ((out if len(seeds) == 1 else out / f"seed-{s}") / "DONE").unlink(missing_ok=True)
+            _unfinish(out, seeds)
         elif cycles is not None and cycles != was:
             log(f"--cycles {cycles} ignored: {out} keeps the two cycles it started with")
         cycles = saved.get("cycles", 2)
@@ -365,8 +375,7 @@ def start(out: Path, name: str, *, resume: bool = False, controls=(), seeds=(0,)
         if added:
             log(f"adding control(s) {', '.join(added)} to {out}")
             write_json_atomic(run_json, {**saved, "controls": list(controls)})
-            for s in seeds:  # the run is no longer finished until its new branches are
-                ((out if len(seeds) == 1 else out / f"seed-{s}") / "DONE").unlink(missing_ok=True)
+            _unfinish(out, seeds)  # until its new branches have finished
     else:
         if out.is_dir() and any(out.iterdir()):
             raise FileExistsError(f"{out}: not empty and not a run (no run.json); use a new --out")
@@ -383,7 +392,7 @@ def start(out: Path, name: str, *, resume: bool = False, controls=(), seeds=(0,)
     t0 = time.monotonic()
     results = {}
     for s in seeds:
-        d = out if len(seeds) == 1 else out / f"seed-{s}"
+        d = _seed_dir(out, seeds, s)
         if len(seeds) > 1:
             log(f"== seed {s} ({d})")
         results[s] = Loop(d, Profile.from_dict(p.to_dict()), seed=s, controls=controls, cycles=cycles,

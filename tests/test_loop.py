@@ -68,7 +68,7 @@ def test_controls_start_where_their_counterparts_start(tmp_path, fake_stages):
 
 
 
-def test_a_control_named_on_resume_runs_only_that_branch(tmp_path, fake_stages):
+def test_a_control_named_on_resume_runs_only_that_branch(tmp_path, fake_stages, monkeypatch):
     calls, _ = fake_stages
     start(tmp_path / "r", "tiny", log=lambda *_: None)
     main_calls = len(calls)
@@ -78,11 +78,11 @@ def test_a_control_named_on_resume_runs_only_that_branch(tmp_path, fake_stages):
         raise KeyboardInterrupt
 
     real_rpr = loop.run_rpr
-    loop.run_rpr = killed  # killed as the new branch starts: the run is not finished
+    monkeypatch.setattr(loop, "run_rpr", killed)  # killed as the new branch starts: the run is not finished
     with pytest.raises(KeyboardInterrupt):
         start(tmp_path / "r", "tiny", resume=True, controls=("critic-reset",), log=lambda *_: None)
     assert not (tmp_path / "r" / "DONE").is_file()
-    loop.run_rpr = real_rpr
+    monkeypatch.setattr(loop, "run_rpr", real_rpr)
     start(tmp_path / "r", "tiny", resume=True, controls=("critic-reset",), log=lambda *_: None)
     assert (tmp_path / "r" / "DONE").is_file()
     assert [(c[0], c[1]) for c in calls[main_calls:]] == [("rpr", "rpr-2-critic-reset"),
