@@ -35,7 +35,11 @@ sandbox:
 demo: sandbox $(STAMP)
 	HF_HUB_OFFLINE=1 $(BIN)/rsi-lite run --profile tiny --out runs/tiny --resume
 
+# The linter (a small rule set) and the import contracts (pyproject.toml) first: seconds, and a broken layout
+# fails before twenty minutes of tests.
 test: sandbox $(STAMP)
+	$(BIN)/ruff check rsi_lite scale_up tests
+	$(BIN)/lint-imports
 	HF_HUB_OFFLINE=1 RSI_LITE_BUDGET=small $(BIN)/python -m pytest -q tests notebooks --nbmake --nbmake-timeout=900 --durations=25
 
 # JupyterLab on notebooks/, the kit's environment as its kernel (the URL with its token is printed below).

@@ -5,7 +5,7 @@
     ... --dtype bfloat16                                                    # a bf16 base, FSDP2 mixed precision
 
 Both run `rsi_lite.rsr.sft.train_sft` (three masked-SFT steps of the actor adapter) and
-`rsi_lite.rpr_update.update` (two joint PPO updates of actor and critic) on a tiny Llama with LoRA
+`rsi_lite.rpr.update.update` (two joint PPO updates of actor and critic) on a tiny Llama with LoRA
 actor and critic adapters. Every rank takes its share of the batch; all examples have the
 same length and mask, so the mean of the ranks' token means equals the one-process mean
 and the losses must agree up to float error (bfloat16's, with `--dtype bfloat16`). Advantages
@@ -54,7 +54,7 @@ def tiny_policy(seed: int = 0, dtype: str = "float32"):
 
 
 def data(n: int = 4, length: int = 24, seed: int = 1):
-    from rsi_lite.trajectory import Trajectory
+    from rsi_lite.rollout.trajectory import Trajectory
     from rsi_lite.rsr.clean import Example
 
     g = torch.Generator().manual_seed(seed)
@@ -74,9 +74,10 @@ def data(n: int = 4, length: int = 24, seed: int = 1):
 
 
 def run(rank: int, world: int, dtype: str = "float32") -> dict:
-    from rsi_lite.ppo import PPOConfig
-    from rsi_lite.rpr import RPRConfig, make_optimizers
-    from rsi_lite.rpr_update import update
+    from rsi_lite.algos.ppo import PPOConfig
+    from rsi_lite.rpr.config import RPRConfig
+    from rsi_lite.rpr.stage import make_optimizers
+    from rsi_lite.rpr.update import update
     from rsi_lite.rsr.sft import SFTConfig, train_sft
 
     examples, trajs = data()
@@ -121,7 +122,7 @@ WHITEN_MASK = [[1, 1, 1, 0, 1, 1], [1, 1, 1, 1, 0, 1]]
 def whitened_rows(rank: int, world: int) -> list:
     """WHITEN_ROWS whitened with `across_ranks=True`, each rank holding its rows, gathered: one process's
     plain whitening of both rows if the moments really are all-reduced (the rows' moments differ a lot)."""
-    from rsi_lite.ppo import masked_whiten
+    from rsi_lite.algos.ppo import masked_whiten
 
     x, m = torch.tensor(WHITEN_ROWS), torch.tensor(WHITEN_MASK)
     rows = slice(rank * len(x) // world, (rank + 1) * len(x) // world)

@@ -5,8 +5,8 @@
     python -m scale_up.generate eval --out DIR/eval-rsr-1 --checkpoint C [--vllm]   # reads eval_config.json there
 
 Each is the laptop's own stage code with a different policy object: `rsi_lite.rsr.stage.run_rsr`
-up to the dataset, the batch `rsi_lite.rpr.run_rpr` would roll out at step K (same tasks,
-same seeds, `rpr.step_jobs`), and `rsi_lite.evaluate.evaluate`. With `--vllm` the policy is
+up to the dataset, the batch `rsi_lite.rpr.stage.run_rpr` would roll out at step K (same tasks,
+same seeds, `rpr.step_jobs`), and `rsi_lite.eval.evaluate.evaluate`. With `--vllm` the policy is
 a `VLLMPolicy` (base model on `--tp` GPUs, the actor as a LoRA adapter); without it, the
 kit's transformers model (any device; this is how the CPU test runs it). Harnesses, sandboxes,
 verifier and rewards are unchanged; sandboxes run on this node's CPUs (`--workers`).
@@ -25,18 +25,19 @@ def make_policy(model: str, adapter: str | None, *, use_vllm: bool, tp: int = 1)
     if use_vllm:
         from transformers import AutoTokenizer
 
+        from rsi_lite.policy.gen.vllm_engine import VLLMPolicy, vllm_engine
         from rsi_lite.policy.model import resolve_model
-        from rsi_lite.policy.vllm_backend import VLLMPolicy, vllm_engine
 
         path = resolve_model(model)
         return VLLMPolicy(AutoTokenizer.from_pretrained(path), vllm_engine(path, tensor_parallel=tp), adapter)
-    from rsi_lite.stage_io import load_actor
+    from rsi_lite.policy.actor import load_actor
 
     return load_actor(adapter or "base", model=model)
 
 
 def rsr(run: Path, cycle: int, use_vllm: bool, tp: int) -> None:
-    from rsi_lite.rsr.stage import RSRConfig, run_rsr, stage_dir
+    from rsi_lite.rsr.config import RSRConfig
+    from rsi_lite.rsr.stage import run_rsr, stage_dir
 
     d = stage_dir(run, cycle)
     cfg = RSRConfig.from_dict(json.loads((d / "config.json").read_text()))
@@ -45,12 +46,13 @@ def rsr(run: Path, cycle: int, use_vllm: bool, tp: int) -> None:
 
 
 def rpr(run: Path, stage: str, k: int, use_vllm: bool, tp: int, workers: int | None) -> None:
-    """Step k's rollouts (this node's shard of the batch) by `rsi_lite.rpr.roll_out_step`, the laptop's own."""
-    from rsi_lite.rewards import family_divisors
-    from rsi_lite.rollout import RolloutConfig
-    from rsi_lite.rpr import RPRConfig, roll_out_step, step_rollout
-    from rsi_lite.stage_io import pool_tasks
+    """Step k's rollouts (this node's shard of the batch) by `rsi_lite.rpr.stage.roll_out_step`, the laptop's own."""
+    from rsi_lite.algos.rewards import family_divisors
+    from rsi_lite.rollout.engine import RolloutConfig
+    from rsi_lite.rpr.config import RPRConfig
+    from rsi_lite.rpr.stage import roll_out_step, step_rollout
     from rsi_lite.tasks import family_check_counts
+    from rsi_lite.tasks.suites import pool_tasks
 
     d = Path(run) / stage
     cfg = RPRConfig.from_dict(json.loads((d / "config.json").read_text()))
@@ -76,15 +78,15 @@ def rpr(run: Path, stage: str, k: int, use_vllm: bool, tp: int, workers: int | N
 
 
 def evaluate(out: Path, checkpoint: str, model: str, use_vllm: bool, tp: int) -> None:
-    from rsi_lite.evaluate import evaluate as run_eval
-    from rsi_lite.loop import EvalConfig
+    from rsi_lite.eval.evaluate import evaluate as run_eval
+    from rsi_lite.loop.phases import EvalConfig
 
     cfg = EvalConfig.from_dict(json.loads((out / "eval_config.json").read_text()))
     if (out / "DONE").is_file():
         return
     rc = cfg.rollout
     if use_vllm:
-        from rsi_lite.rollout import RolloutConfig
+        from rsi_lite.rollout.engine import RolloutConfig
 
         rc = RolloutConfig(**{**rc.to_dict(), "engine": "continuous"})
     policy = make_policy(model, None if checkpoint == "base" else checkpoint, use_vllm=use_vllm, tp=tp)

@@ -14,7 +14,7 @@ directory: a new `LoRARequest` id), the same prompts greedily again: the outputs
 generated tokens/s and peak GPU memory.
 
 `train`: `scale_up.sharded_load.load_sharded` (meta device, FSDP2 in bf16 mixed precision, each rank reading its
-rows), then the kit's own `train_sft` (masked SFT steps) and `rpr_update.update` (one joint PPO update with
+rows), then the kit's own `train_sft` (masked SFT steps) and `rpr.update.update` (one joint PPO update with
 critic) on synthetic sequences. Prints training tokens/s, peak memory, and the losses (finite, SFT falling).
 Every step prints one line `CHECK <name> ok|FAILED ...`; the script's exit status says whether all passed.
 """
@@ -64,7 +64,7 @@ def make_model(out: Path, size: str) -> Path:
 
 def _adapter(model: str, dest: Path, seed: int) -> Path:
     """A LoRA actor adapter with non-zero weights (B is zero at init), saved where vLLM reads it."""
-    from rsi_lite.stage_io import load_actor, save_actor
+    from rsi_lite.policy.actor import load_actor, save_actor
 
     pol = load_actor("base", model=model, dtype="bfloat16")
     g = torch.Generator().manual_seed(seed)
@@ -78,7 +78,7 @@ def _adapter(model: str, dest: Path, seed: int) -> Path:
 def generate(model: str, out: Path, prompts: int, max_new_tokens: int) -> bool:
     from transformers import AutoTokenizer
 
-    from rsi_lite.policy.vllm_backend import VLLMGenerator, VLLMPolicy, vllm_engine
+    from rsi_lite.policy.gen.vllm_engine import VLLMGenerator, VLLMPolicy, vllm_engine
 
     tok = AutoTokenizer.from_pretrained(model)
     work = out.parent / "adapters"
@@ -120,8 +120,8 @@ def generate(model: str, out: Path, prompts: int, max_new_tokens: int) -> bool:
 
 def _synthetic(n: int, length: int, vocab: int, seed: int = 0):
     """n SFT examples and n two-turn PPO trajectories of `length` tokens (random ids; half the tokens actions)."""
+    from rsi_lite.rollout.trajectory import Trajectory
     from rsi_lite.rsr.clean import Example
-    from rsi_lite.trajectory import Trajectory
 
     g = torch.Generator().manual_seed(seed)
     q = length // 4
@@ -144,8 +144,9 @@ def train(model: str, out: Path, examples: int, length: int) -> bool:
     import torch.distributed as dist
 
     from rsi_lite.policy.model import PolicyConfig
-    from rsi_lite.rpr import RPRConfig, make_optimizers
-    from rsi_lite.rpr_update import update
+    from rsi_lite.rpr.config import RPRConfig
+    from rsi_lite.rpr.stage import make_optimizers
+    from rsi_lite.rpr.update import update
     from rsi_lite.rsr.sft import SFTConfig, train_sft
 
     from .dist import equal_share, mean_over_ranks

@@ -4,7 +4,7 @@
     bash scale_up/launch/ray_job.sh                       # on a running Ray cluster
     python -m scale_up.launch --run DIR --launcher local --nproc 2 --profile smoke   # this machine (CPU test)
 
-The driver is `rsi_lite.loop.start` itself: the same phases, val-only checkpoint selection,
+The driver is `rsi_lite.loop.phases.start` itself: the same phases, val-only checkpoint selection,
 critic inheritance, controls, seeds, cost, resume and report. Only the three stage calls
 change (`DistributedStages` replaces `loop.LocalStages`):
 
@@ -28,12 +28,14 @@ import sys
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from rsi_lite.loop import EvalConfig, Profile, profile, start
-from rsi_lite.rpr import RPRConfig, run_rpr, schedule
+from rsi_lite.loop.phases import EvalConfig, Profile, profile, start
 from rsi_lite.records import write_json_atomic
-from rsi_lite.rsr.stage import RSRConfig, run_rsr, stage_dir
-from rsi_lite.stage_io import config_file
-from rsi_lite.trajectory import read_trajectories, write_trajectories
+from rsi_lite.rollout.trajectory import read_trajectories, write_trajectories
+from rsi_lite.rpr.config import RPRConfig
+from rsi_lite.rpr.stage import run_rpr, schedule
+from rsi_lite.rsr.config import RSRConfig
+from rsi_lite.rsr.stage import run_rsr, stage_dir
+from rsi_lite.rundir import config_file
 
 
 class Launcher:
@@ -215,7 +217,7 @@ def main(argv=None) -> int:
         p.model = a.model
     start(Path(a.run), p.name, resume=a.resume, controls=a.control, seeds=a.seeds, p=p,
           stages=DistributedStages(launcher), log=lambda m: print(m, flush=True))
-    from rsi_lite.report import stage_table, write_report
+    from rsi_lite.report.write import stage_table, write_report
 
     print(stage_table(write_report(Path(a.run))))
     return 0

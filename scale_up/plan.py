@@ -2,7 +2,7 @@
 
 It describes what `scale_up/` builds, from the same config objects the stages run with: the `rsr` and
 `rpr` blocks are `RSRConfig` and `RPRConfig` fields laid over the `gpu` profile's (`scale_up.launch.scale_profile`
-runs the loop with the same blocks), the model is loaded as `stage_io.load_actor` does (`PolicyConfig` with
+runs the loop with the same blocks), the model is loaded as `policy.actor.load_actor` does (`PolicyConfig` with
 `rpr.dtype`; LoRA rank and targets at their defaults). What is built:
 - one base model in `rpr.dtype`, frozen, sharded by FSDP2 over every GPU of the job (a 1-D mesh);
 - two LoRA adapters on it, the actor and the critic, and the critic's value head: float32 masters, float32
@@ -120,16 +120,16 @@ class Plan:
 
     def policy_config(self):
         """The PolicyConfig the stages load with: `rpr.dtype`, LoRA rank and targets at their defaults
-        (`stage_io.load_actor`)."""
+        (`policy.actor.load_actor`)."""
         from rsi_lite.policy.model import PolicyConfig
 
         return PolicyConfig(dtype=self.stage_configs()[1].dtype)
 
     def stage_configs(self):
         """(RSRConfig, RPRConfig): the gpu profile's, with this plan's fields laid over them."""
-        from rsi_lite.loop import profile
-        from rsi_lite.rpr import RPRConfig
-        from rsi_lite.rsr.stage import RSRConfig
+        from rsi_lite.loop.phases import profile
+        from rsi_lite.rpr.config import RPRConfig
+        from rsi_lite.rsr.config import RSRConfig
 
         p = profile("gpu")
         return (RSRConfig.from_dict(_over(p.rsr.to_dict(), self.rsr)),

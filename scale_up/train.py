@@ -6,7 +6,7 @@
 They read and write the same stage files as the laptop (`rsi_lite.rsr.stage`, `rsi_lite.rpr`):
 `sft` trains on DIR/rsr-N/dataset.jsonl (written by `scale_up.generate rsr`) and writes
 checkpoint/, sft.json and metrics.jsonl, after which `rsi-lite rsr --run DIR --cycle N`
-finishes the stage without loading a model. `ppo` is `rsi_lite.rpr.update_step`, the function the
+finishes the stage without loading a model. `ppo` is `rsi_lite.rpr.stage.update_step`, the function the
 laptop's `run_rpr` calls: it updates on DIR/rpr-N/step-K/rollouts.jsonl (written by
 `scale_up.generate rpr`, i.e. `rpr.roll_out_step`) from step K-1's actor, critic and optimizer
 shards and writes step K's files (actor/, critic/, optim-rank*.pt, world.json, metrics.json,
@@ -14,7 +14,7 @@ trajectories.jsonl, DONE; resuming needs the same world size).
 
 Each rank loads its shards of the model (`scale_up.sharded_load`: built on the meta device, sharded,
 then each rank reads only its rows of the safetensors), takes its equal share of the examples or
-episodes, and runs `rsi_lite.rsr.sft.train_sft` / `rsi_lite.rpr_update.update` unchanged; FSDP2
+episodes, and runs `rsi_lite.rsr.sft.train_sft` / `rsi_lite.rpr.update.update` unchanged; FSDP2
 averages gradients across ranks, in the precision of the stage config's `dtype`.
 """
 
@@ -31,9 +31,9 @@ from . import dist as D
 def _actor(cfg, init: str, world: int, critic: str | None = None):
     """The stage's actor (and critic: None for none, "" for a fresh one): sharded loading over the ranks
     (`scale_up.sharded_load`: no rank reads the whole base), the laptop's loading for one process."""
+    from rsi_lite.policy.actor import load_actor
     from rsi_lite.policy.critic import add_critic
     from rsi_lite.policy.model import PolicyConfig
-    from rsi_lite.stage_io import load_actor
 
     from .sharded_load import load_sharded
 
@@ -45,11 +45,12 @@ def _actor(cfg, init: str, world: int, critic: str | None = None):
 
 
 def sft(run: Path, cycle: int, rank: int, world: int) -> None:
-    from rsi_lite.rsr.clean import Example
-    from rsi_lite.rsr.sft import train_sft
+    from rsi_lite.policy.actor import save_actor
     from rsi_lite.records import read_jsonl, write_json_atomic, write_jsonl_atomic
-    from rsi_lite.rsr.stage import RSRConfig, stage_dir
-    from rsi_lite.stage_io import save_actor
+    from rsi_lite.rsr.clean import Example
+    from rsi_lite.rsr.config import RSRConfig
+    from rsi_lite.rsr.sft import train_sft
+    from rsi_lite.rsr.stage import stage_dir
 
     d = stage_dir(run, cycle)
     if (d / "checkpoint" / "adapter_config.json").is_file():
@@ -83,8 +84,9 @@ def sft(run: Path, cycle: int, rank: int, world: int) -> None:
 
 
 def ppo(run: Path, stage: str, k: int, rank: int, world: int) -> None:
-    """Step k's update by `rsi_lite.rpr.update_step`, the laptop's own, on this rank's share of the batch."""
-    from rsi_lite.rpr import RPRConfig, load_optimizers, make_optimizers, update_step
+    """Step k's update by `rsi_lite.rpr.stage.update_step`, the laptop's own, on this rank's share of the batch."""
+    from rsi_lite.rpr.config import RPRConfig
+    from rsi_lite.rpr.stage import load_optimizers, make_optimizers, update_step
 
     d = Path(run) / stage
     cfg = RPRConfig.from_dict(json.loads((d / "config.json").read_text()))

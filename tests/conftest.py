@@ -59,7 +59,7 @@ def small_random_model(tmp_path_factory):
 def scripted_trajectory(tok, messages, harness="exemplar", task="core-011-data_csv-easy", family="data_csv"):
     """A record as the engine writes it: actions are the ids 'generated' (here: encoded, plus the stop token).
     `messages` are rsi_lite Message objects; the task is named under tasks_mini/core."""
-    from rsi_lite.trajectory import TokenStream, Trajectory, stop_token_ids
+    from rsi_lite.rollout.trajectory import TokenStream, Trajectory, stop_token_ids
 
     stop = stop_token_ids(tok)
     im_end = tok.convert_tokens_to_ids("<|im_end|>")
@@ -98,7 +98,7 @@ def _doc(checkpoint: str, val: float, suites=("core", "hard", "multi", "extreme"
 def fake_stages(monkeypatch):
     """Stage functions that record their configs and write the files the real ones write (the loop's and the
     report's tests); yields (calls, val_of: checkpoint substring -> the val success its evaluation reads)."""
-    from rsi_lite import loop
+    from rsi_lite.loop import phases as loop
 
     calls = []
     val_of = {}  # checkpoint substring -> val success

@@ -7,7 +7,7 @@ import random
 import pytest
 import torch
 
-from rsi_lite.advantages import reference_tb_gae, tb_gae, terminal_rewards, token_gae, turn_index
+from rsi_lite.algos.advantages import reference_tb_gae, tb_gae, terminal_rewards, token_gae, turn_index
 
 T = torch.tensor
 

@@ -2,7 +2,7 @@
 
 import json
 
-from rsi_lite.cli import main
+from rsi_lite.cli.main import main
 
 
 def test_tasks_list(capsys):
@@ -38,7 +38,7 @@ def test_rewards_audit_names_the_bad_line(tmp_path):
 
 
 def test_rpr_takes_the_config_with_the_seed_and_reward_given(tmp_path, monkeypatch):
-    import rsi_lite.rpr as rpr
+    import rsi_lite.rpr.stage as rpr
 
     seen = {}
     monkeypatch.setattr(rpr, "run_rpr", lambda run, cycle, cfg, progress, name: seen.update(cfg=cfg, name=name) or {})

@@ -7,11 +7,12 @@ what happens without it. Run: pytest tests/test_ct2_backend.py
 import pytest
 import torch
 
-from rsi_lite.policy import ct2_backend, ct2_weights
-from rsi_lite.policy.ct2_backend import common_prefix, length_groups, processed_logprob
-from rsi_lite.policy.generate import generate_batch
+from rsi_lite.policy.gen import ct2_engine as ct2_backend
+from rsi_lite.policy.gen import ct2_weights
+from rsi_lite.policy.gen.ct2_engine import common_prefix, length_groups, processed_logprob
+from rsi_lite.policy.gen.dispatch import make_generator, resolve_backend
+from rsi_lite.policy.gen.hf_generate import generate_batch
 from rsi_lite.policy.model import PolicyConfig, load_policy
-from rsi_lite.policy.serving import make_generator, resolve_backend
 
 needs_ct2 = pytest.mark.skipif(not ct2_backend.available(), reason="ctranslate2 is not installed (.[fast])")
 
@@ -141,7 +142,7 @@ def test_the_served_weights_follow_the_actor_adapter(small_random_model, ct2_cac
 def test_greedy_episodes_on_the_bundled_model_choose_the_same_actions_as_the_transformers_engine(ct2_cache, bwrap_ok):
     """fp32 on both engines: the same replies, code-block stops (the stop pattern) included."""
     from rsi_lite.paths import TASKS_ROOT
-    from rsi_lite.rollout import RolloutConfig, run_episodes
+    from rsi_lite.rollout.engine import RolloutConfig, run_episodes
     from rsi_lite.tasks import find_tasks
 
     core = find_tasks(TASKS_ROOT / "core")

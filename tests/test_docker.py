@@ -16,8 +16,8 @@ import pytest
 
 from rsi_lite.sandbox import SandboxLimits, docker_available, make_sandbox
 from rsi_lite.tasks import load_task
-from rsi_lite.tasks.check import check_task
-from rsi_lite.verify import verify_sandbox
+from rsi_lite.verify.check import check_task
+from rsi_lite.verify.verifier import verify_sandbox
 
 from .conftest import TASKS
 

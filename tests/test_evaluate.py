@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from rsi_lite.evaluate import resolve_suite, summarize, table
-from rsi_lite.trajectory import Trajectory
+from rsi_lite.eval.evaluate import resolve_suite, summarize, table
+from rsi_lite.rollout.trajectory import Trajectory
 
 from .conftest import TASKS
 
@@ -30,7 +30,7 @@ def test_mean_at_k_is_the_mean_of_run_successes():
 
 
 def test_runs_per_task_can_differ_by_suite():
-    from rsi_lite.evaluate import suite_k
+    from rsi_lite.eval.evaluate import suite_k
 
     k = {"core": 3, "*": 1}
     trajs = [_traj("a", s, 1, 3, 3) for s in range(3)] + [_traj("v", 0, 0, 1, 3, suite="val")]
@@ -63,7 +63,7 @@ def test_suite_names_and_directories_resolve():
 
 
 def test_eval_command_end_to_end(tmp_path, bwrap_ok):
-    from rsi_lite.cli import main
+    from rsi_lite.cli.main import main
 
     out = tmp_path / "eval"
     assert main(["eval", "--suite", "core", "--k", "2", "--limit", "2", "--spread", "--max-turns", "1",
@@ -77,7 +77,7 @@ def test_eval_command_end_to_end(tmp_path, bwrap_ok):
 
 
 def test_subset_spreads_a_small_evaluation_over_the_suite():
-    from rsi_lite.evaluate import subset
+    from rsi_lite.eval.evaluate import subset
 
     tasks = list(range(45))
     assert subset(tasks, 3) == [0, 1, 2]
@@ -86,7 +86,7 @@ def test_subset_spreads_a_small_evaluation_over_the_suite():
 
 
 def test_a_limit_can_name_suites():
-    from rsi_lite.evaluate import suite_limit
+    from rsi_lite.eval.evaluate import suite_limit
 
     lim = {"core": 15, "val": None, "*": 2}
     assert [suite_limit(lim, s) for s in ("core", "val", "hard")] == [15, None, 2]
@@ -97,7 +97,7 @@ def test_a_limit_can_name_suites():
 def test_the_floor_is_what_untouched_workspaces_score_on_the_evaluated_tasks(tmp_path, bwrap_ok):
     """The stage table's floor row: core's tasks fail untouched; lhtb's project keeps a check that passes with no
     action (its data left unchanged), so its process reward starts above 0 for any policy."""
-    from rsi_lite.evaluate import floor
+    from rsi_lite.eval.evaluate import floor
 
     doc = floor(["core", "lhtb"], tmp_path / "f", limit={"core": 2, "*": 1}, spread=True, workers=2)
     assert json.loads((tmp_path / "f" / "floor.json").read_text()) == doc

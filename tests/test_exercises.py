@@ -7,7 +7,7 @@ import math
 
 import torch
 
-from rsi_lite.exercises import check_clipped_loss, check_masked_nll, check_rewards
+from rsi_lite.teach.exercises import check_clipped_loss, check_masked_nll, check_rewards
 
 
 def stub(*args):

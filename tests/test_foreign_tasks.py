@@ -9,9 +9,9 @@ import pytest
 
 from rsi_lite.sandbox import SandboxError, make_sandbox
 from rsi_lite.tasks import TaskError, load_task
-from rsi_lite.tasks.check import check_task
 from rsi_lite.tasks.task import parse_dockerfile
 from rsi_lite.tasks.tb1_import import import_tb1
+from rsi_lite.verify.check import check_task
 
 from .conftest import write_harbor_task
 
@@ -176,7 +176,7 @@ def test_without_docker_a_run_line_is_named_with_its_file_and_line(tmp_path, mon
 
 
 def test_one_bad_task_does_not_stop_a_check_of_many(tmp_path, bwrap_ok, capsys):
-    from rsi_lite.cli import main
+    from rsi_lite.cli.main import main
 
     write_harbor_task(tmp_path / "suite" / "good", dockerfile="FROM ubuntu\nWORKDIR /app\n", files={},
                       test_py="from pathlib import Path\ndef test_x(): assert Path('/app/x').is_file()\n",
@@ -256,7 +256,7 @@ def test_an_install_the_kit_does_not_have_is_refused_with_one_clear_line(tmp_pat
 
 
 def test_what_a_sandbox_ignores_is_said_once(tmp_path, bwrap_ok, capsys):
-    from rsi_lite.cli import main
+    from rsi_lite.cli.main import main
 
     root = write_harbor_task(tmp_path / "s" / "web", dockerfile="FROM python:3.13-slim\nWORKDIR /app\n", files={},
                              test_py="from pathlib import Path\ndef test_x(): assert Path('/app/x').is_file()\n",

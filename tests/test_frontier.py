@@ -8,11 +8,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from rsi_lite.frontier import draw_batch, draw_by_kind, learnable, outcome_table, task_kind
-from rsi_lite.rpr import RPRConfig
-from rsi_lite.rpr_update import minibatch_order
-from rsi_lite.rpr_batches import history, kind_map, probe_curves, probe_jobs, probe_points, probe_row, step_jobs
-from rsi_lite.trajectory import read_trajectories
+from rsi_lite.rollout.trajectory import read_trajectories
+from rsi_lite.rpr.batches import history, kind_map, probe_curves, probe_jobs, probe_points, probe_row, step_jobs
+from rsi_lite.rpr.config import RPRConfig
+from rsi_lite.rpr.frontier import draw_batch, draw_by_kind, learnable, outcome_table
+from rsi_lite.rpr.update import minibatch_order
+from rsi_lite.tasks.spec import task_kind
 
 from .test_rpr import fake_trajectories
 
@@ -166,7 +167,7 @@ def test_the_kind_rule_holds_the_probe_tasks_out_of_its_batches(tmp_path):
 
 
 def test_the_report_shows_each_kinds_success_at_every_probe():
-    from rsi_lite.report import CURVE_KEYS, ppo_table
+    from rsi_lite.report.write import CURVE_KEYS, ppo_table
 
     probes = [{"before_step": b, "episodes": 4, "pool_success": s / 4, "tasks_solved": 1, "tasks_learnable": 1,
                "by_kind": {"f/easy: Write the text X into": [s, 4]}} for b, s in ((0, 1), (8, 3))]
@@ -190,7 +191,7 @@ def test_fresh_instances_of_a_kind_come_from_seeds_no_pool_uses():
 
 
 def test_the_first_frontier_is_read_from_the_first_probe(tmp_path):
-    from rsi_lite.rpr_batches import first_frontier_kinds
+    from rsi_lite.rpr.batches import first_frontier_kinds
 
     tasks = [SimpleNamespace(name=n, family="f", difficulty="easy", instruction=f"Do {n[0]} with /app/{n}.txt")
              for n in sorted(KINDS)]
@@ -202,7 +203,7 @@ def test_the_first_frontier_is_read_from_the_first_probe(tmp_path):
 
 
 def test_heldout_tasks_are_written_for_the_kinds_the_first_probe_found_learnable(tmp_path):
-    from rsi_lite.rpr_batches import write_heldout
+    from rsi_lite.rpr.batches import write_heldout
     from rsi_lite.tasks import find_tasks
 
     copy, text = "file_ops/easy: Copy the file X to", "text_processing/easy: Write the contents of X"

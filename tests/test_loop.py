@@ -18,9 +18,9 @@ import time
 
 import pytest
 
-from rsi_lite import loop
-from rsi_lite.loop import Profile, profile, start
-from rsi_lite.report import build, stage_table, write_report
+from rsi_lite.loop import phases as loop
+from rsi_lite.loop.phases import Profile, profile, start
+from rsi_lite.report.write import build, stage_table, write_report
 
 
 def test_phases_run_in_order_and_rpr2_inherits_the_critic(tmp_path, fake_stages):
@@ -213,7 +213,7 @@ def test_killed_mid_stage_and_resumed(tmp_path, bwrap_ok, small_random_model):
 
 
 def test_each_rpr_phase_is_measured_on_held_out_instances_of_its_learnable_kinds(tmp_path, fake_stages, monkeypatch):
-    from rsi_lite.trajectory import Trajectory, write_trajectories
+    from rsi_lite.rollout.trajectory import Trajectory, write_trajectories
 
     calls, val_of = fake_stages
     val_of.update({"rsr-1": 0.2, "rpr-1": 0.3, "rsr-2": 0.4, "rpr-2": 0.5})
@@ -241,14 +241,14 @@ def test_each_rpr_phase_is_measured_on_held_out_instances_of_its_learnable_kinds
         solved = int(checkpoint.endswith("rpr-1/actor"))  # RSR-1 solves none of them, RPR-1 all of them
         trajs = [traj(f"heldout-{i}", s, solved) for s in range(cfg.k) for i in range(2)]
         write_trajectories(trajs, d / "trajectories.jsonl")
-        from rsi_lite.evaluate import summarize
+        from rsi_lite.eval.evaluate import summarize
 
         (d / "results.json").write_text(json.dumps({"checkpoint": checkpoint, "k": cfg.k,
                                                     "suites": summarize(trajs, cfg.k)}))
         (d / "DONE").write_text("")
         calls.append(("heldout", str(d.relative_to(tmp_path / "r")), checkpoint, cfg.suites, cfg))
 
-    monkeypatch.setattr("rsi_lite.rpr_batches.write_heldout", fake_write_heldout)
+    monkeypatch.setattr("rsi_lite.rpr.batches.write_heldout", fake_write_heldout)
     monkeypatch.setattr(loop, "run_eval", eval_or_heldout)
     p = profile("tiny")
     p.eval.heldout_per_kind = 2

@@ -8,7 +8,7 @@ Run: pytest tests/test_policy.py
 import pytest
 import torch
 
-from rsi_lite.policy.generate import generate_batch
+from rsi_lite.policy.gen.hf_generate import generate_batch
 from rsi_lite.policy.model import BUNDLED, PolicyConfig, load_policy, model_info, prepare_model
 
 
@@ -108,7 +108,7 @@ def test_per_request_attention_equals_the_block_diagonal_sdpa():
     from transformers.generation.continuous_batching.utils import build_attention_mask
     from transformers.integrations.sdpa_attention import sdpa_attention_forward
 
-    from rsi_lite.policy.batching import varlen_sdpa
+    from rsi_lite.policy.gen.hf_continuous import varlen_sdpa
 
     torch.manual_seed(0)
     cu_q, cu_k = [0, 5, 6, 10], [0, 8, 14, 18]  # (q, k) lengths (5, 8), (1, 6), (4, 4)
@@ -128,7 +128,7 @@ def test_per_request_attention_equals_the_block_diagonal_sdpa():
 def test_the_continuous_generator_attends_per_request_on_the_cpu_with_the_same_replies(tiny, tokenizer, monkeypatch):
     from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
 
-    from rsi_lite.policy import batching
+    from rsi_lite.policy.gen import hf_continuous as batching
 
     calls = []
     real = batching.varlen_sdpa
@@ -152,7 +152,7 @@ def test_the_continuous_generator_attends_per_request_on_the_cpu_with_the_same_r
 
 
 def test_the_forward_meter_counts_what_each_batch_prefilled_and_decoded(tiny, tokenizer):
-    from rsi_lite.policy.batching import ContinuousGenerator, ForwardMeter
+    from rsi_lite.policy.gen.hf_continuous import ContinuousGenerator, ForwardMeter
 
     torch.manual_seed(2)
     prompts = [torch.randint(100, 4000, (n,)).tolist() for n in (30, 41, 17)]  # shorter than a page: no shared prefix
@@ -191,8 +191,8 @@ def test_loading_a_lora_policy_and_an_idle_engine_print_no_library_noise(small_r
     import logging
     import warnings
 
-    from rsi_lite.policy.batching import ContinuousGenerator
     from rsi_lite.policy.critic import add_critic
+    from rsi_lite.policy.gen.hf_continuous import ContinuousGenerator
 
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always", append=True)  # everything shown that the filters in force let through

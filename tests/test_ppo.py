@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from rsi_lite.ppo import PPOConfig, explained_variance, masked_whiten, policy_loss, ppo_loss, value_loss
+from rsi_lite.algos.ppo import PPOConfig, explained_variance, masked_whiten, policy_loss, ppo_loss, value_loss
 
 T = torch.tensor
 

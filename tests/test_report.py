@@ -8,16 +8,16 @@ import json
 
 import pytest
 
-from rsi_lite.loop import start
-from rsi_lite.report import below_floor, build, stage_table, write_report
-from rsi_lite.report_claims import claims as rep_claims
+from rsi_lite.loop.phases import start
+from rsi_lite.report.claims import claims as rep_claims
+from rsi_lite.report.write import below_floor, build, stage_table, write_report
 
 
 def test_a_second_seeds_run_joins_the_report_with_its_spread(tmp_path, fake_stages):
     """`rsi-lite report RUN OTHER --out DIR`: a one-cycle run of seed 1 joins a five-phase run of seed 0. Rows
     both ran get the mean and sd over the seeds, and the claims' spread spans both seeds' runs; rows only one ran
     keep that seed's figures; a repeated seed or another profile is refused, naming the file."""
-    from rsi_lite.cli import main as cli
+    from rsi_lite.cli.main import main as cli
 
     start(tmp_path / "a", "tiny", log=lambda *_: None)
     start(tmp_path / "b", "tiny", seeds=(1,), cycles=1, log=lambda *_: None)
@@ -81,7 +81,7 @@ def _row(stage, core, runs):
 
 
 def test_claims_call_a_gain_inside_the_run_to_run_spread_no_gain():
-    from rsi_lite.report import claims
+    from rsi_lite.report.write import claims
 
     rep = {"stages": [_row("Base", 0.0, [0.0, 0.0, 0.0]), _row("RSR-1", 0.30, [0.28, 0.31, 0.31]),
                       _row("RPR-1", 0.33, [0.24, 0.38, 0.37])],
@@ -106,7 +106,7 @@ def test_claims_call_a_gain_inside_the_run_to_run_spread_no_gain():
 
 
 def test_cycle_two_claims_judge_the_inherited_critic_and_the_controls_against_rpr_2():
-    from rsi_lite.report import CURVE_KEYS, claims
+    from rsi_lite.report.write import CURVE_KEYS, claims
 
     def curve(ev):
         return {**{k: [None] * len(ev) for k in CURVE_KEYS}, "losses/explained_variance_before": ev}
@@ -190,12 +190,12 @@ def test_stage_table_names_each_suites_runs_when_they_differ():
 def test_the_room_for_refinement_counts_the_failures_on_kinds_some_ppo_rollout_solved(tmp_path):
     from dataclasses import replace
 
-    from rsi_lite.frontier import task_kind
     from rsi_lite.paths import TASKS_ROOT
-    from rsi_lite.report_heldout import refinement_room
+    from rsi_lite.report.heldout import refinement_room
+    from rsi_lite.rollout.trajectory import write_trajectories
     from rsi_lite.tasks import find_tasks
+    from rsi_lite.tasks.spec import task_kind
     from rsi_lite.tasks.suites import write_pool
-    from rsi_lite.trajectory import write_trajectories
 
     from .test_rpr import fake_trajectories
 

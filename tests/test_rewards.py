@@ -5,8 +5,16 @@ import random
 import numpy as np
 import pytest
 
-from rsi_lite.rewards import (Outcome, audit, compute_reward, family_divisors, fdr_reward, percentile90, spr_reward,
-                              strict_reward)
+from rsi_lite.algos.rewards import (
+    Outcome,
+    audit,
+    compute_reward,
+    family_divisors,
+    fdr_reward,
+    percentile90,
+    spr_reward,
+    strict_reward,
+)
 
 
 def test_strict():

@@ -10,8 +10,8 @@ import pytest
 import torch
 
 from rsi_lite.policy.model import Policy, PolicyConfig, load_policy, prepare_model
-from rsi_lite.rollout import RolloutConfig, run_episodes
-from rsi_lite.trajectory import Trajectory, read_trajectories, write_trajectories
+from rsi_lite.rollout.engine import RolloutConfig, run_episodes
+from rsi_lite.rollout.trajectory import Trajectory, read_trajectories, write_trajectories
 from rsi_lite.tasks import find_tasks
 
 from .conftest import TASKS
@@ -70,7 +70,7 @@ def test_the_continuous_engine_fills_its_decode_slots_and_keeps_its_sandboxes_wi
     limits are reached: episodes are opened ahead so that a slot freed by a reply is refilled at once."""
     import threading
 
-    from rsi_lite import rollout
+    from rsi_lite.rollout import engine as rollout
 
     seen = {"busy": 0, "open": 0, "max_open": 0}
     lock = threading.Lock()
@@ -110,7 +110,7 @@ def test_the_continuous_engine_fills_its_decode_slots_and_keeps_its_sandboxes_wi
 
 
 def test_of_the_ready_prompts_the_episode_with_the_fewest_turns_taken_speaks_first():
-    from rsi_lite.rollout import ReadyQueue
+    from rsi_lite.rollout.engine import ReadyQueue
 
     q = ReadyQueue()
     for episode, turns in [(0, 1), (1, 0), (2, 2), (3, 1), (4, 0)]:
@@ -130,7 +130,7 @@ def test_a_later_turn_reuses_the_cached_blocks_of_its_episodes_earlier_turns(tin
     partial page: every full page of the episode's previous prompt is found in the cache."""
     from transformers.generation.continuous_batching.cache import PagedAttentionCache
 
-    from rsi_lite import rollout
+    from rsi_lite.rollout import engine as rollout
 
     matches, owner = [], {}
     search = PagedAttentionCache.search_prefix_match
@@ -252,7 +252,7 @@ def test_the_vllm_generator_serves_the_rollout_engine(tiny_policy, core, monkeyp
     token ending a reply, the engine's log-probabilities stored on the action tokens."""
     from types import SimpleNamespace as NS
 
-    from rsi_lite.policy import vllm_backend
+    from rsi_lite.policy.gen import vllm_engine as vllm_backend
 
     monkeypatch.setattr(vllm_backend, "_vllm", lambda: NS(SamplingParams=lambda **kw: NS(**kw)))
     tok = tiny_policy.tokenizer
@@ -284,7 +284,7 @@ def test_a_sandbox_that_dies_mid_episode_ends_that_episode_failed_not_the_run(ti
     import time
 
     from rsi_lite.harness.messages import Message
-    from rsi_lite.rollout import _act, _final_verify, _open_episode, _trajectory
+    from rsi_lite.rollout.engine import _act, _final_verify, _open_episode, _trajectory
     from rsi_lite.sandbox import SandboxError, SandboxLimits
 
     cfg, limits = RolloutConfig(max_turns=3), SandboxLimits(command_timeout=10)
@@ -328,8 +328,8 @@ def test_with_verify_turns_every_action_gets_its_verdict_and_the_shaped_rewards_
     verdict is recorded (the third repeats the second's: nothing changed), the last one is the episode's, and
     the per-turn rewards, as `turn_reward_deltas` spreads them, sum to the episode's reward."""
     from rsi_lite.harness.messages import Message
-    from rsi_lite.rollout import _act, _final_verify, _open_episode, _trajectory
-    from rsi_lite.rpr_update import batch_tensors, turn_reward_deltas
+    from rsi_lite.rollout.engine import _act, _final_verify, _open_episode, _trajectory
+    from rsi_lite.rpr.update import batch_tensors, turn_reward_deltas
     from rsi_lite.sandbox import SandboxLimits
 
     task = next(t for t in core if t.name == "core-000-file_ops-easy")
@@ -363,9 +363,9 @@ def test_a_workspace_the_episode_verified_before_is_not_verified_again(tiny_poli
     workspace back, with new file times). The tests run twice, once per distinct workspace; the other two
     verdicts come from the memo and equal what the tests say on that workspace."""
     from rsi_lite.harness.messages import Message
-    from rsi_lite.rollout import _act, _final_verify, _open_episode, _trajectory
+    from rsi_lite.rollout.engine import _act, _final_verify, _open_episode, _trajectory
     from rsi_lite.sandbox import SandboxLimits
-    from rsi_lite.verify import verify_sandbox
+    from rsi_lite.verify.verifier import verify_sandbox
 
     task = next(t for t in core if t.name == "core-000-file_ops-easy")
     cfg, limits = RolloutConfig(max_turns=4, verify_turns=True), SandboxLimits(command_timeout=10)

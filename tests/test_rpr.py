@@ -12,9 +12,10 @@ import torch
 
 from rsi_lite.policy.critic import add_critic, save_critic, token_logprobs, values
 from rsi_lite.policy.model import Policy, PolicyConfig, prepare_model
-from rsi_lite.trajectory import Trajectory, read_trajectories
-from rsi_lite.rpr import RPRConfig, init_value_bias, make_optimizers, run_rpr, schedule
-from rsi_lite.rpr_update import batch_tensors, update
+from rsi_lite.rollout.trajectory import Trajectory, read_trajectories
+from rsi_lite.rpr.config import RPRConfig
+from rsi_lite.rpr.stage import init_value_bias, make_optimizers, run_rpr, schedule
+from rsi_lite.rpr.update import batch_tensors, update
 
 from .conftest import TASKS
 
@@ -119,9 +120,9 @@ def test_the_memory_saving_update_has_the_gradients_of_the_plain_one(tok, monkey
     step: full-width rows, log-probabilities everywhere, one backward of the summed loss, no checkpointing.
     The adapters get random B matrices first: at init (B = 0) actor and critic compute the same function,
     which would hide a recomputation routed through the wrong adapter."""
+    from rsi_lite.algos.ppo import masked_whiten, ppo_loss
     from rsi_lite.policy.critic import actor_parameters, critic_parameters, set_trainable
-    from rsi_lite.ppo import masked_whiten, ppo_loss
-    from rsi_lite import rpr_update as rpr
+    from rsi_lite.rpr import update as rpr
 
     pol = tiny_actor_critic(tok)
     with torch.no_grad():
@@ -170,8 +171,8 @@ def test_the_memory_saving_update_has_the_gradients_of_the_plain_one(tok, monkey
 def test_only_minibatches_past_the_token_budget_are_checkpointed(tok, monkeypatch):
     """With checkpointing off, a minibatch whose rows x width passes `checkpoint_tokens` still trains checkpointed
     (one long episode must not take a step past the machine's memory); the others train without; 0 turns it off."""
-    from rsi_lite import rpr_update as rpr
     from rsi_lite.policy import critic
+    from rsi_lite.rpr import update as rpr
 
     assert rpr.checkpointed(RPRConfig(gradient_checkpointing=True, checkpoint_tokens=0), 1, 1)
     assert not rpr.checkpointed(RPRConfig(gradient_checkpointing=False, checkpoint_tokens=0), 64, 4096)

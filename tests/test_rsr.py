@@ -12,12 +12,13 @@ import torch
 from rsi_lite.harness.messages import Message
 from rsi_lite.policy.model import Policy, PolicyConfig, prepare_model
 from rsi_lite.rsr.clean import build_example, clean_turns
+from rsi_lite.rsr.config import RSRConfig
 from rsi_lite.rsr.leakage import find_leaks
 from rsi_lite.rsr.review import review
 from rsi_lite.rsr.runbook import extractive_runbook, parse_runbook, render, validate
 from rsi_lite.rsr.sft import SFTConfig, masked_nll, train_sft
-from rsi_lite.rsr.stage import RSRConfig, accept, run_rsr, select_sources
-from rsi_lite.stage_io import config_file
+from rsi_lite.rsr.stage import accept, run_rsr, select_sources
+from rsi_lite.rundir import config_file
 from rsi_lite.tasks import find_tasks, load_task
 
 from .conftest import TASKS, scripted_trajectory
@@ -168,8 +169,8 @@ def test_select_sources_keeps_strict_successes_fewest_turns_first(tok):
 
 def test_the_retry_pass_samples_only_unsolved_tasks_with_new_seeds_and_its_temperature(tok, tmp_path, monkeypatch):
     """Discovery's second pass goes to the tasks no first-pass episode solved; a finished pass is not rerun."""
+    from rsi_lite.rollout.trajectory import read_trajectories
     from rsi_lite.rsr import stage
-    from rsi_lite.trajectory import read_trajectories
 
     tasks = [load_task(TASKS / "core" / n) for n in ("core-000-file_ops-easy", "core-005-text_processing-easy",
                                                       "core-011-data_csv-easy")]
@@ -328,7 +329,7 @@ def test_rsr_stage_end_to_end_and_resumable(tmp_path, bwrap_ok):
 
 
 def test_pool_difficulty_and_family_filters(tmp_path):
-    from rsi_lite.stage_io import pool_tasks
+    from rsi_lite.tasks.suites import pool_tasks
 
     for name in ("core-000-file_ops-easy", "core-004-file_ops-medium", "core-005-text_processing-easy"):
         shutil.copytree(TASKS / "core" / name, tmp_path / "pool" / name)
@@ -359,10 +360,10 @@ def test_the_shadow_gate_keeps_a_hard_coded_re_solve_out_of_the_sft_set(tmp_path
     the flag."""
     from rsi_lite.harness.messages import Message
     from rsi_lite.records import write_jsonl_atomic
-    from rsi_lite.trajectory import write_trajectories
+    from rsi_lite.rollout.trajectory import write_trajectories
+    from rsi_lite.verify.shadow import hard_coded_answer
 
     from .conftest import scripted_trajectory
-    from rsi_lite.tasks.shadow import hard_coded_answer
 
     name = "core-010-data_csv-easy"
     task = load_task(TASKS / "core" / name)

@@ -12,7 +12,7 @@ import pytest
 from rsi_lite.sandbox import SandboxLimits, make_sandbox
 from rsi_lite.sandbox.base import OutputCap
 from rsi_lite.tasks import load_task
-from rsi_lite.verify import verify_sandbox
+from rsi_lite.verify.verifier import verify_sandbox
 
 from .conftest import TASKS
 
@@ -164,7 +164,7 @@ def test_limits_survive_a_shell_restart(sb):
 
 
 def test_local_backend_checks_a_generated_task():
-    from rsi_lite.tasks.check import check_task
+    from rsi_lite.verify.check import check_task
 
     with pytest.warns(UserWarning):
         result = check_task(load_task(TASKS / "core" / sorted(os.listdir(TASKS / "core"))[0]), backend="local")
@@ -173,7 +173,7 @@ def test_local_backend_checks_a_generated_task():
 
 def test_after_every_attack_the_verdict_is_still_honest(bwrap_ok):
     """Fork bomb, endless output, a full disk and a sleeper in one episode: the verifier still runs and says fail."""
-    from rsi_lite.verify import verify_sandbox as verify
+    from rsi_lite.verify.verifier import verify_sandbox as verify
 
     task = load_task(TASKS / "core" / sorted(os.listdir(TASKS / "core"))[0])
     with make_sandbox(task, backend="bwrap", limits=FAST) as s:

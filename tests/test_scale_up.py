@@ -64,7 +64,7 @@ def test_whitening_across_ranks_equals_one_process_whitening(tmp_path):
     the whole batch, and not what whitening each share on its own gives."""
     import torch
 
-    from rsi_lite.ppo import masked_whiten
+    from rsi_lite.algos.ppo import masked_whiten
     from scale_up.fsdp_check import WHITEN_MASK, WHITEN_ROWS
 
     torchrun = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2"]
@@ -100,9 +100,9 @@ def test_sharded_loading_reads_only_its_rows_and_equals_one_process_loading(tmp_
     log-probabilities and values agree, and each rank read about half the checkpoint."""
     import torch
 
+    from rsi_lite.policy.actor import load_actor, save_actor
     from rsi_lite.policy.critic import add_critic, save_critic, token_logprobs, values
-    from rsi_lite.rpr import load_actor_critic
-    from rsi_lite.stage_io import load_actor, save_actor
+    from rsi_lite.rpr.stage import load_actor_critic
 
     model = str(small_random_model)
     pol = add_critic(load_actor("base", model=model))
@@ -225,9 +225,10 @@ def test_distributed_stages_run_rsr_and_rpr_sharded_on_two_cpu_processes(tmp_pat
     (the tasks' reference solutions as clean examples); its discovery, review and re-solve steps still run
     here, and test_rsr.py runs them on the bundled model."""
     from rsi_lite.records import write_jsonl_atomic
-    from rsi_lite.rpr import RPRConfig, load_actor_critic
+    from rsi_lite.rpr.config import RPRConfig
+    from rsi_lite.rpr.stage import load_actor_critic
+    from rsi_lite.rsr.config import RSRConfig
     from rsi_lite.rsr.sft import SFTConfig
-    from rsi_lite.rsr.stage import RSRConfig
     from scale_up.launch import DistributedStages, LocalLauncher
 
     from .conftest import REPO
@@ -265,7 +266,7 @@ def test_distributed_stages_run_rsr_and_rpr_sharded_on_two_cpu_processes(tmp_pat
 
 
 def test_merge_shards_restores_batch_order(tmp_path):
-    from rsi_lite.trajectory import Trajectory, read_trajectories, write_trajectories
+    from rsi_lite.rollout.trajectory import Trajectory, read_trajectories, write_trajectories
     from scale_up.launch import merge_shards
 
     def traj(i):

@@ -1,6 +1,6 @@
 """The integrality audit reproduces the statements of paper-figures.md.  Run: pytest tests/test_score_audit.py"""
 
-from rsi_lite.score_audit import explain, fits
+from rsi_lite.report.score_audit import explain, fits
 
 
 def test_51_70_fits_no_count_over_89_178_267():

@@ -9,10 +9,16 @@ import pytest
 from rsi_lite.tasks import load_task
 from rsi_lite.tasks.families import FAMILIES, TRAIN_FAMILIES
 from rsi_lite.tasks.families._common import TaskRandom, hidden, shadowed
-from rsi_lite.tasks.shadow import (check_shadow, hard_coded_answer, hardcoded_commands, outputs_of_reference,
-                                   shadow_specs, spec_for)
 from rsi_lite.tasks.suites import make_spec, suite_specs
-from rsi_lite.verify import attempt
+from rsi_lite.verify.shadow import (
+    check_shadow,
+    hard_coded_answer,
+    hardcoded_commands,
+    outputs_of_reference,
+    shadow_specs,
+    spec_for,
+)
+from rsi_lite.verify.verifier import attempt
 
 from .conftest import TASKS
 
@@ -114,7 +120,7 @@ def _episode(*commands, strict=1):
 
 
 def test_a_planted_hard_coded_success_is_flagged_and_an_honest_one_is_not(bwrap_ok):
-    from rsi_lite.tasks.shadow import success_flags
+    from rsi_lite.verify.shadow import success_flags
 
     task = load_task(TASKS / "core" / "core-010-data_csv-easy")
     honest = (task.solution_dir / "solve.sh").read_text().strip().splitlines()[-1]
@@ -126,7 +132,7 @@ def test_a_planted_hard_coded_success_is_flagged_and_an_honest_one_is_not(bwrap_
 
 
 def test_pattern_checks_flag_the_tests_the_verifier_output_and_writes_outside_the_workspace():
-    from rsi_lite.tasks.shadow import pattern_flags
+    from rsi_lite.verify.shadow import pattern_flags
 
     assert pattern_flags(["grep -c x data.csv > n.txt", "cp a.txt /tmp/b", "ls /usr/bin > /dev/null"]) == []
     assert pattern_flags(["cat /tests/test_outputs.py"]) == ["touches_tests"]
@@ -137,7 +143,8 @@ def test_pattern_checks_flag_the_tests_the_verifier_output_and_writes_outside_th
 
 
 def test_a_ppo_step_logs_flagged_successes_and_can_reward_them_as_failures(bwrap_ok):
-    from rsi_lite.rpr import RPRConfig, flag_step
+    from rsi_lite.rpr.config import RPRConfig
+    from rsi_lite.rpr.stage import flag_step
 
     task = load_task(TASKS / "core" / "core-010-data_csv-easy")
     honest = (task.solution_dir / "solve.sh").read_text().strip().splitlines()[-1]
@@ -157,7 +164,7 @@ def test_a_ppo_step_logs_flagged_successes_and_can_reward_them_as_failures(bwrap
 # ---------------------------------------------------------------- the report's section
 
 def _record(task, *commands, strict=1, flags=None):
-    from rsi_lite.trajectory import Trajectory
+    from rsi_lite.rollout.trajectory import Trajectory
 
     verifier = {"strict": strict} | ({} if flags is None else {"flags": flags})
     n = len(commands)
@@ -172,8 +179,8 @@ def _record(task, *commands, strict=1, flags=None):
 def test_the_report_lists_each_stages_flagged_successes_with_their_commands(tmp_path):
     import json
 
-    from rsi_lite.report_shadow import RUST_C, shadow_findings, shadow_markdown
-    from rsi_lite.trajectory import write_trajectories
+    from rsi_lite.report.shadow import RUST_C, shadow_findings, shadow_markdown
+    from rsi_lite.rollout.trajectory import write_trajectories
 
     run = tmp_path / "run"
     (run / "eval-base").mkdir(parents=True)

@@ -6,10 +6,10 @@ Run: pytest tests/test_task_check.py
 
 import pytest
 
-from rsi_lite.cli import main
+from rsi_lite.cli.main import main
 from rsi_lite.tasks import find_tasks
-from rsi_lite.tasks.check import check_tasks
 from rsi_lite.tasks.suites import SUITES
+from rsi_lite.verify.check import check_tasks
 
 from .conftest import TASKS
 

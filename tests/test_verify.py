@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rsi_lite.verify import CTRFError, build_report, parse_ctrf, parse_reward
+from rsi_lite.verify.verifier import CTRFError, build_report, parse_ctrf, parse_reward
 
 DATA = Path(__file__).parent / "data"
 
@@ -103,7 +103,7 @@ def test_a_workspaces_fingerprint_is_its_paths_modes_bytes_and_links_not_its_tim
     changing a byte, a permission bit, a name or a link's target changes it."""
     import os
 
-    from rsi_lite.verify import tree_fingerprint
+    from rsi_lite.verify.verifier import tree_fingerprint
 
     ws = tmp_path / "ws"
     (ws / "sub").mkdir(parents=True)

@@ -2,9 +2,9 @@
 Run: pytest tests/test_widgets.py
 """
 
-from rsi_lite.advantages import reference_tb_gae
-from rsi_lite.exercises import check_tb_gae
-from rsi_lite.widgets import advantage_curves, fdr_spr_explorer, reward_curves, sequence_layout, tb_gae_explorer
+from rsi_lite.algos.advantages import reference_tb_gae
+from rsi_lite.teach.exercises import check_tb_gae
+from rsi_lite.teach.widgets import advantage_curves, fdr_spr_explorer, reward_curves, sequence_layout, tb_gae_explorer
 
 
 def test_reward_curves_show_fdr_paying_failures_above_a_success():

@@ -19,7 +19,7 @@ discovery round, a PPO step's queue) has more episodes than slots, and an engine
 judged on how well it keeps its slots full. With as many episodes as slots, the last
 few stragglers decode alone at the end (`--episodes 16` shows that case).
 
-Under each line, where that run's wall time went (`policy.batching.ForwardMeter`): the
+Under each line, where that run's wall time went (`policy.gen.hf_continuous.ForwardMeter`): the
 model's forwards and their share of the wall, the tokens they prefilled and decoded, and
 the mean number of requests decoding per forward (how full the slots were kept). Raw
 generate prefills every prompt whole, padding included; the engines share prompt prefixes
@@ -42,13 +42,13 @@ import torch
 
 
 def main(argv: list[str] | None = None) -> None:
-    from ..paths import TASKS_ROOT
     from ..harness.harnesses import make_harness
-    from ..policy import ct2_weights as ct2_backend
-    from ..policy.batching import ForwardMeter
+    from ..paths import TASKS_ROOT
+    from ..policy.gen import ct2_weights
+    from ..policy.gen.hf_continuous import ForwardMeter
     from ..policy.model import PolicyConfig, load_policy
-    from ..rollout import RolloutConfig, run_episodes
-    from ..trajectory import TokenStream
+    from ..rollout.engine import RolloutConfig, run_episodes
+    from ..rollout.trajectory import TokenStream
     from ..tasks import find_tasks
 
     ap = argparse.ArgumentParser(description=__doc__)
@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> None:
         if name.split("[")[0] not in a.runs:
             continue
         if backend == "ctranslate2":
-            ct2_backend.served_model(pol, compute_type=a.compute_type)  # converted once before the clock starts
+            ct2_weights.served_model(pol, compute_type=a.compute_type)  # converted once before the clock starts
         t0 = time.perf_counter()
         one = {"open_episodes": 1} if bs == 1 else {}  # one episode at a time: no other opened ahead
         with ForwardMeter(pol.model) as meter:
@@ -146,15 +146,15 @@ def main(argv: list[str] | None = None) -> None:
 
 def _refresh_cost(pol, compute_type: str) -> None:
     """Change the actor's adapter (as a PPO step does) and time serving the new weights."""
-    from ..policy import ct2_weights as ct2_backend
+    from ..policy.gen import ct2_weights
 
     with torch.no_grad():
         for name, p in pol.model.named_parameters():
             if "lora_B" in name:
                 p.add_(1e-3)
     t0 = time.perf_counter()
-    ct2_backend.served_model(pol, compute_type=compute_type)
-    st = ct2_backend.stats()
+    ct2_weights.served_model(pol, compute_type=compute_type)
+    st = ct2_weights.stats()
     print(f"refresh    new actor weights served in {time.perf_counter() - t0:.1f} s ({st['refresh']}: fingerprint "
           f"{st['key_s']:.2f} s, merge + convert {st['convert_s']:.1f} s, load {st['load_s']:.1f} s)")
 

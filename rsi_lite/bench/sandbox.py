@@ -14,7 +14,7 @@ import time
 
 from ..sandbox import make_sandbox, resolve_backend
 from ..tasks import find_tasks
-from ..verify import verify_sandbox
+from ..verify.verifier import verify_sandbox
 
 
 def _pct(xs: list[float], q: float) -> float:

@@ -7,7 +7,7 @@ log-probabilities on the batch's successful episodes and on its failed ones, mea
 A learning rate at which successes do not rise and failures do not fall teaches nothing in one step.
 
 Loads the bundled model the way RPR does (4-bit base, actor LoRA, a fresh critic), then runs
-`rpr_update.update` (actor and critic, one epoch) on one batch and prints its wall time and the
+`rpr.update.update` (actor and critic, one epoch) on one batch and prints its wall time and the
 process's peak resident memory. The batch is either a step's `trajectories.jsonl` from a run
 (`--trajectories runs/cpu/rpr-2/step-005/trajectories.jsonl`) or synthetic: `--rows` episodes
 of `--width` tokens, a quarter of them action tokens in three turns, one in four a success.
@@ -34,8 +34,7 @@ import resource
 import threading
 import time
 
-
-from ..rpr import RPRConfig
+from ..rpr.config import RPRConfig
 
 RPR_DEFAULTS = RPRConfig()
 
@@ -63,7 +62,7 @@ def synthetic(rows: int, width: int, seed: int = 0) -> list:
     """`rows` episodes of `width` tokens: prompt, then three turns of action + observation (a quarter actions)."""
     import random
 
-    from ..trajectory import Trajectory
+    from ..rollout.trajectory import Trajectory
 
     rng = random.Random(seed)
     out = []
@@ -106,14 +105,13 @@ def _measure(args: dict, q) -> None:
 
     _watchdog(args["limit_gb"])
     torch.manual_seed(0)
-    from ..policy.critic import add_critic
+    from ..policy.actor import load_actor
+    from ..policy.critic import add_critic, token_logprobs
     from ..policy.model import PolicyConfig, load_policy
-    from ..rpr import RPRConfig, make_optimizers
-    from ..rpr_update import update
-    from ..trajectory import read_trajectories
-
-    from ..policy.critic import token_logprobs
-    from ..stage_io import load_actor
+    from ..rollout.trajectory import read_trajectories
+    from ..rpr.config import RPRConfig
+    from ..rpr.stage import make_optimizers
+    from ..rpr.update import update
 
     if args["init"]:
         policy = add_critic(load_actor(args["init"], quantization=args["quantization"]))

@@ -20,12 +20,12 @@ from unittest import mock
 def main(argv: list[str] | None = None) -> None:
     from transformers import AutoTokenizer
 
-    from .. import verify
     from ..harness.messages import Message
     from ..policy.model import prepare_model
-    from ..rollout import RolloutConfig, _act, _open_episode
+    from ..rollout.engine import RolloutConfig, _act, _open_episode
     from ..sandbox import SandboxLimits
     from ..tasks.task import load_task
+    from ..verify import verifier as verify
 
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("stage", type=Path, help="an RPR stage directory (its step-*/trajectories.jsonl)")

@@ -27,8 +27,18 @@ from dataclasses import dataclass
 
 from .messages import Message
 from .parsers import parse_action
-from .prompts import (CONFIRM, FEEDBACK, FEEDBACK_PASSED, PHASES, SYSTEM_BASH, SYSTEM_JSON, TASK_TEMPLATE, TOO_EARLY,
-                      choose_examples, example_turns)
+from .prompts import (
+    CONFIRM,
+    FEEDBACK,
+    FEEDBACK_PASSED,
+    PHASES,
+    SYSTEM_BASH,
+    SYSTEM_JSON,
+    TASK_TEMPLATE,
+    TOO_EARLY,
+    choose_examples,
+    example_turns,
+)
 
 RunFn = Callable[[str, float], object]
 """run(command, timeout) -> a CommandResult (anything with `for_model()`)."""

@@ -29,7 +29,6 @@ from pathlib import Path
 from ..records import atomic_dir
 
 
-
 @contextmanager
 def quiet_peft():
     """Around peft's wrapping calls: peft reads transformers' deprecated `is_gradient_checkpointing`, and every

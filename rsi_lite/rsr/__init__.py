@@ -4,6 +4,7 @@
 `rsi-lite rsr --run DIR --cycle N` is the same from the shell.
 """
 
-from .stage import RSRConfig, run_discovery_ablation, run_rsr
+from .config import RSRConfig
+from .stage import run_discovery_ablation, run_rsr
 
 __all__ = ["RSRConfig", "run_discovery_ablation", "run_rsr"]

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass
 
 from ..harness.harnesses import make_harness
 from ..harness.messages import Message
-from ..trajectory import TokenStream, Trajectory, stop_token_ids
+from ..rollout.trajectory import TokenStream, Trajectory, stop_token_ids
 
 
 @dataclass

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from pathlib import Path
 
-from ..trajectory import Trajectory
+from ..rollout.trajectory import Trajectory
 
 
 def passing_prefix(traj: Trajectory, task, backend: str = "auto", trim: bool = False) -> int | None:
@@ -27,7 +27,7 @@ def passing_prefix(traj: Trajectory, task, backend: str = "auto", trim: bool = F
     passing state. None when no proper prefix does (or, for a success, when it only looked afterwards)."""
     from ..harness.parsers import runnable_commands
     from ..sandbox import make_sandbox, workspace_state
-    from ..verify import verify_sandbox
+    from ..verify.verifier import verify_sandbox
 
     success = bool(traj.verifier.get("strict"))
     if success and not trim:

@@ -65,7 +65,7 @@ Do these notes describe how to solve this task, without giving the final answer 
 
 def model_review(policy, instruction: str, runbook: dict) -> bool:
     """The actor as reviewer (greedy): True when its reply starts with YES."""
-    from ..policy.generate import complete
+    from ..policy.gen.dispatch import complete
 
     tok = policy.tokenizer
     chat = [{"role": "user", "content": REVIEW_PROMPT.format(instruction=instruction.strip(), notes=render(runbook))}]

@@ -185,7 +185,7 @@ def transcript(messages: list[dict], limit: int = 1200) -> str:
 def model_runbooks(policy, items: list[tuple[str, list[dict]]], k: int = 4, *, max_new_tokens: int = 160,
                    temperature: float = 0.8, seed: int = 0) -> list[list[tuple[dict | None, str]]]:
     """For each (instruction, messages): k sampled replies, each as (runbook or None, raw reply)."""
-    from ..policy.generate import complete
+    from ..policy.gen.dispatch import complete
 
     tok = policy.tokenizer
     prompts = []

@@ -7,11 +7,11 @@
 
 from __future__ import annotations
 
+from ..tasks.task import EnvironmentSpec, Task
 from .base import CommandResult, Sandbox, SandboxError, SandboxLimits, workspace_state
 from .bwrap import BubblewrapSandbox, bwrap_available
 from .docker import DockerSandbox, docker_available
 from .local import LocalSandbox
-from ..tasks.task import EnvironmentSpec, Task
 
 BACKENDS = {"bwrap": BubblewrapSandbox, "docker": DockerSandbox, "local": LocalSandbox}
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 import os
 import re
 import secrets
-import shlex
 import select
+import shlex
 import signal
 import time
 from abc import ABC, abstractmethod

@@ -19,7 +19,6 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-
 VERIFIER_PACKAGES = ["pytest==8.4.1", "pytest-json-ctrf==0.3.5"]
 PYTEST_SCRIPT = "#!/usr/bin/python3\nimport sys\nfrom pytest import console_main\nsys.exit(console_main())\n"
 

@@ -25,8 +25,8 @@ import termios
 import time
 from pathlib import Path
 
-from .base import SHELL_ENV, SandboxError, freeze_and_kill, keeper_command, read_pty
 from ..tasks.task import missing_packages
+from .base import SHELL_ENV, SandboxError, freeze_and_kill, keeper_command, read_pty
 from .pty_tree import PtyTreeSandbox
 
 UID_BASE = 200_000

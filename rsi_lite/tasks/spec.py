@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -179,3 +180,17 @@ def write_task(spec: TaskSpec, dest: Path, *, suite: str, seed: str) -> Path:
         for d in [tmp, *[p for p in tmp.rglob("*") if p.is_dir()]]:
             d.chmod(0o755)
     return dest
+
+
+KIND_WORDS = 5
+"""Words of the masked instruction that name a task's kind."""
+
+
+def task_kind(family: str, difficulty: str, instruction: str) -> str:
+    """The kind of a task: what stays when an instance's names are masked.
+
+    >>> task_kind("file_ops", "easy", "Write the text 'a b' into a new file /app/x.txt.")
+    'file_ops/easy: Write the text X into'
+    """
+    masked = re.sub(r"\S*/\S+|'[^']*'|\"[^\"]*\"|\d+", "X", instruction)
+    return f"{family}/{difficulty}: " + " ".join(masked.split()[:KIND_WORDS])

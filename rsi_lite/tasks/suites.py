@@ -106,9 +106,9 @@ HELDOUT_START = 1_000_000
 
 
 def kind_specs(kinds: set[str], per_kind: int, *, exclude: set[str] = frozenset(), start: int = HELDOUT_START):
-    """Yield (name, seed, spec): `per_kind` fresh instances of each of `kinds` (`frontier.task_kind`), from pool
+    """Yield (name, seed, spec): `per_kind` fresh instances of each of `kinds` (`tasks.spec.task_kind`), from pool
     seeds no pool uses, none equal to an instance in `exclude` (the eval suites'). A held-out set for a kind."""
-    from ..frontier import task_kind
+    from .spec import task_kind
 
     left = dict.fromkeys(kinds, per_kind)
     for j, (_, seed, spec) in enumerate(pool_specs(400 * per_kind * max(1, len(kinds)), exclude=exclude, start=start)):
@@ -131,3 +131,22 @@ def write_pool(dest: Path, n: int = 360) -> list[Path]:
     """Generate the training pool into `dest` (default tasks_pool/, ignored by git)."""
     exclude = eval_fingerprints()
     return [write_task(spec, Path(dest) / name, suite="train", seed=seed) for name, seed, spec in pool_specs(n, exclude=exclude)]
+
+
+def pool_tasks(run: Path, cfg):
+    """The training pool of a stage's config (`pool`, `pool_size`, and the optional `pool_difficulty` and
+    `pool_families` filters): the directory `cfg.pool`, else RUN/pool, written on first use."""
+    from .task import find_tasks
+
+    if cfg.pool:
+        tasks = find_tasks(Path(cfg.pool))
+        if not tasks:
+            raise FileNotFoundError(f"pool: {cfg.pool} holds no tasks")
+    else:
+        pool = Path(run) / "pool"
+        if not (pool / "DONE").is_file():
+            write_pool(pool, cfg.pool_size)
+            (pool / "DONE").write_text("")
+        tasks = find_tasks(pool)
+    difficulty, families = getattr(cfg, "pool_difficulty", None), getattr(cfg, "pool_families", None)
+    return [t for t in tasks if (not difficulty or t.difficulty in difficulty) and (not families or t.family in families)]

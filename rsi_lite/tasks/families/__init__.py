@@ -3,8 +3,19 @@
 Every module exposes `FAMILY` and `generate(rng, difficulty, p=Paths()) -> TaskSpec`.
 """
 
-from . import (archives, config_edit, data_csv, debug_script, file_ops, fs_meta, log_analysis,
-               project_repair, python_fix, scripting, text_processing)
+from . import (
+               archives,
+               config_edit,
+               data_csv,
+               debug_script,
+               file_ops,
+               fs_meta,
+               log_analysis,
+               project_repair,
+               python_fix,
+               scripting,
+               text_processing,
+)
 from ._common import Paths
 
 FAMILIES = {m.FAMILY: m for m in (file_ops, text_processing, data_csv, config_edit, scripting,

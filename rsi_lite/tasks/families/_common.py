@@ -39,7 +39,7 @@ class TaskRandom(random.Random):
     advances exactly as in the original, so every stated value (file names, words, numbers in the instruction)
     comes out the same; in a shadow (`shadow=True`), `hidden` returns `draw` applied to a second stream seeded
     from the first. An answer computed from the files passes a shadow too; one copied from the original's
-    expected output does not (`tasks.shadow`)."""
+    expected output does not (`verify.shadow`)."""
 
     def __init__(self, seed, shadow: bool = False):
         super().__init__(seed)

@@ -1,0 +1,1 @@
+"""Evaluation: Mean@k per suite of a checkpoint, and what doing nothing scores on the same tasks."""

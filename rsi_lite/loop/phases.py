@@ -1,0 +1,411 @@
+"""The five-phase loop: Base -> RSR-1 -> RPR-1 -> RSR-2 -> RPR-2, evaluated after each phase.
+
+One command (`rsi-lite run --profile tiny|cpu|gpu --out DIR`) runs the phases in order.
+Each phase is a stage of its own module (`rsr.stage.run_rsr`, `rpr.run_rpr`) reading and
+writing its own directory, so the loop only decides three things:
+
+- where each stage starts: the checkpoint *retained* after the previous phase;
+- which checkpoint is retained: after every training phase the new checkpoint and the
+  incoming one are compared on the `val` suite (success, then process reward; a tie keeps
+  the new one, since training is what the method does). The evaluation suites are never
+  looked at for this; the paper chose by watching its test suites and we do not.
+- what the controls run: direct PPO from Base, an RPR-2 branch with a reset critic, and
+  an RPR-2 branch on FDR, each from the same start as the main branch.
+
+Files in DIR (a run with several seeds has one such directory per seed, DIR/seed-S/,
+sharing DIR/eval-base/ since Base does not depend on the training seed):
+
+    run.json            the profile (every stage's config) and seeds, fixed at the first start, and the controls
+    pool/               the training pool, shared by both cycles
+    rsr-N/ rpr-N/       the stages' own files;  control-direct-ppo/, rpr-2-critic-reset/, rpr-2-fdr/
+    heldout-rpr-N/      with `EvalConfig.heldout_per_kind`: kinds.json, tasks/ (fresh instances of the kinds RPR-N's
+                        first probe found learnable), eval-<stage>/ for its incoming checkpoint and its actor
+    eval-<stage>/       results.json, trajectories.jsonl, results.html, DONE
+    eval-floor/         floor.json: what doing nothing scores on the same tasks (verifiers on untouched workspaces)
+    selection.json      per phase: the candidates' val figures, which was retained and why
+    cost.json           per stage: generated tokens, sandbox seconds, wall seconds (the time the process ran:
+                        `paused_s`, the time it stood stopped, is beside it), peak memory, and where the wall went
+                        (`breakdown`: model loading, generation, idle slots, updates; see `timing`)
+    report.json .md .html   written by `rsi-lite report DIR` (and at the end of the run)
+    DONE
+
+`--cycles 1` stops after RPR-1 (its held-out and `val` evaluations, and the direct-PPO control if named):
+cycle one of a second training seed at half the cost of the five phases. `--resume --cycles 2`
+later extends such a run to the five phases: cycle one's stages are kept and cycle two (with any
+control named) starts from its selection.
+
+Resuming (`--resume`) skips every finished stage (its DONE exists) and continues inside the
+unfinished one; every file is written to a temp name and renamed, DONE last. A control named
+with `--resume` is added to the run: `rsi-lite run --out DIR --resume --control direct-ppo` on
+a finished run runs that branch (and its evaluation) and nothing else; the run's DONE is
+removed until the branch has finished.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import resource
+import time
+from pathlib import Path
+
+from ..policy.actor import load_actor
+from ..records import read_jsonl, write_json_atomic
+from ..rollout.trajectory import read_trajectories
+from ..rpr.config import RPRConfig
+from ..rpr.stage import run_rpr
+from ..rsr.config import RSRConfig
+from ..rsr.stage import run_rsr
+from ..timing import CLOCK, PAUSES
+from .profiles import EvalConfig, Profile, check_gpu_profile, profile
+
+STAGES = ["Base", "RSR-1", "RPR-1", "RSR-2", "RPR-2"]
+"""The main branch's phases, in order: the rows of the stage table."""
+CONTROLS = {"direct-ppo": ("Direct PPO", "control-direct-ppo"),
+            "critic-reset": ("RPR-2, critic reset", "rpr-2-critic-reset"),
+            "reward-fdr": ("RPR-2, FDR", "rpr-2-fdr")}
+"""Control flag -> (row label, stage directory)."""
+
+
+def eval_dir(run: Path, stage: str, base: Path | None = None) -> Path:
+    """`eval-base`, `eval-rsr-1`, ..., `eval-rpr-2-fdr`: a stage label's evaluation directory. Base's is `base`
+    where given: seeds share one (DIR/eval-base) since Base does not depend on the training seed."""
+    if stage == "Base" and base is not None:
+        return Path(base)
+    slug = {label: d for label, d in CONTROLS.values()}.get(stage, stage.lower())
+    return Path(run) / f"eval-{slug}"
+
+
+# ---------------------------------------------------------------- cost and evaluation
+
+def _reset_peak_rss() -> bool:
+    try:  # Linux: writing 5 resets VmHWM, so each stage gets its own peak
+        Path("/proc/self/clear_refs").write_text("5")
+        return True
+    except OSError:
+        return False
+
+
+def _peak_rss_mb() -> float:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # process peak (KiB on Linux)
+
+
+def stage_files(d: Path) -> list[Path]:
+    """The trajectory files of a stage directory (rsr, rpr or eval)."""
+    return [p for p in [d / "discovery.jsonl", d / "resolves.jsonl", d / "trajectories.jsonl"] if p.is_file()] + \
+        sorted(d.glob("step-*/trajectories.jsonl"))
+
+
+def stage_cost(d: Path) -> dict:
+    """Generated tokens and sandbox seconds (agent commands + verifier), from the stage's files."""
+    tokens, sandbox, episodes = 0, 0.0, 0
+    for f in stage_files(d):
+        for t in read_trajectories(f):
+            tokens += t.tokens.get("generated", 0)
+            sandbox += t.timings.get("sandbox_s", 0.0) + t.timings.get("verify_s", 0.0)
+            episodes += 1
+    return {"generated_tokens": tokens, "sandbox_s": round(sandbox, 1), "episodes": episodes}
+
+
+def run_eval(d: Path, checkpoint: str, cfg: EvalConfig, model: str, progress: bool = False) -> dict:
+    from ..eval.evaluate import evaluate
+
+    if (d / "DONE").is_file():
+        return json.loads((d / "results.json").read_text())
+    policy = load_actor(checkpoint, model=model)
+    doc = evaluate(policy, cfg.suites, d, k=cfg.k, rollout=cfg.rollout, checkpoint=checkpoint, limit=cfg.limit,
+                   spread=True, progress=progress)
+    (d / "DONE").write_text("")
+    return doc
+
+
+def run_floor(d: Path, cfg: EvalConfig) -> dict:
+    """What doing nothing scores on the evaluated tasks (`evaluate.floor`): the stage table's floor row."""
+    from ..eval.evaluate import floor
+
+    if (d / "DONE").is_file():
+        return json.loads((d / "floor.json").read_text())
+    doc = floor(cfg.suites, d, limit=cfg.limit, spread=True, backend=cfg.rollout.backend, workers=cfg.rollout.workers)
+    (d / "DONE").write_text("")
+    return doc
+
+
+def val_key(doc: dict) -> tuple[float, float]:
+    v = doc["suites"]["val"]
+    return v["success"], v["process_reward"]
+
+
+# ---------------------------------------------------------------- the loop
+
+class LocalStages:
+    """Runs every stage in this process (the laptop). `scale_up.launch.DistributedStages` offers the same three
+    methods and runs them as Slurm, Ray or torchrun jobs on the same files."""
+
+    def rsr(self, run: Path, cycle: int, cfg: RSRConfig, progress: bool):
+        return run_rsr(run, cycle, cfg, progress=progress)
+
+    def rpr(self, run: Path, cycle: int, cfg: RPRConfig, name: str, progress: bool):
+        return run_rpr(run, cycle, cfg, progress=progress, name=name)
+
+    def eval(self, d: Path, checkpoint: str, cfg: EvalConfig, model: str, progress: bool):
+        return run_eval(d, checkpoint, cfg, model, progress)
+
+
+class Loop:
+    """One seed's run in `self.dir`; `go()` runs (or resumes) every phase."""
+
+    def __init__(self, d: Path, p: Profile, *, seed: int = 0, controls: tuple[str, ...] = (), cycles: int = 2,
+                 base_eval: Path | None = None, progress: bool = False, log=print, stages=None):
+        self.dir, self.p, self.seed, self.controls, self.cycles = Path(d), p, seed, tuple(controls), cycles
+        self.stages = stages or LocalStages()
+        self.base_eval = base_eval or self.dir / "eval-base"
+        self.progress, self.log = progress, log
+        self.cost = json.loads((self.dir / "cost.json").read_text()) if (self.dir / "cost.json").is_file() else {}
+        self.selection = (json.loads((self.dir / "selection.json").read_text())
+                          if (self.dir / "selection.json").is_file() else {})
+
+    def _timed(self, name: str, d: Path, fn):
+        """Run one stage; record its cost (tokens and sandbox time from its files, wall time and peak
+        memory of this attempt) unless it had already finished before this attempt."""
+        fresh = not (d / "DONE").is_file()
+        resumed = fresh and d.is_dir() and any(d.iterdir())
+        _reset_peak_rss()
+        CLOCK.reset()
+        t0, p0 = time.monotonic(), PAUSES.start().total()
+        out = fn()
+        gc.collect()
+        paused = PAUSES.total() - p0
+        wall = time.monotonic() - t0 - paused
+        if fresh or name not in self.cost:
+            self.cost[name] = {**stage_cost(d), "wall_s": round(wall, 1) if fresh else None,
+                               "paused_s": round(paused, 1) if fresh else None,
+                               "peak_rss_mb": round(_peak_rss_mb(), 1) if fresh else None}
+            if fresh:
+                self.cost[name]["breakdown"] = CLOCK.snapshot(wall)
+            if resumed:
+                self.cost[name]["note"] = "resumed: wall time and peak memory of the attempt that finished it"
+            write_json_atomic(self.dir / "cost.json", self.cost)
+        return out
+
+    def evaluate(self, stage: str, checkpoint: str) -> dict:
+        d = eval_dir(self.dir, stage, self.base_eval)
+        self.log(f"[{stage}] evaluate {checkpoint} on {', '.join(self.p.eval.suites)}")
+        return self._timed(f"eval {stage}", d, lambda: self.stages.eval(d, checkpoint, self.p.eval, self.p.model,
+                                                                      self.progress))
+
+    def floor(self) -> None:
+        """The floor row: the evaluated tasks' verifiers on untouched workspaces (seeds share it, as Base). It
+        needs only the sandbox; where that fails the run goes on and the report leaves the row out."""
+        d = self.base_eval.with_name("eval-floor")
+        if not (d / "DONE").is_file():
+            self.log("[floor] what doing nothing scores on the evaluated tasks")
+        try:
+            self._timed("floor", d, lambda: run_floor(d, self.p.eval))
+        except Exception as e:  # noqa: BLE001 -- a measurement beside the run, never a reason to stop it
+            self.log(f"[floor] not measured: {type(e).__name__}: {e}")
+
+    def select(self, phase: str, incoming: tuple[str, str], new: tuple[str, str]) -> tuple[str, str]:
+        """Keep the better of (stage, checkpoint) pairs on val; record the figures and the reason."""
+        if phase not in self.selection:
+            docs = {s: self._eval_doc(s) for s, _ in (incoming, new)}
+            a, b = val_key(docs[incoming[0]]), val_key(docs[new[0]])
+            keep = incoming if a > b else new
+            why = (f"val success {100 * b[0]:.1f}% vs {100 * a[0]:.1f}%, process reward {b[1]:.3f} vs {a[1]:.3f}: "
+                   + (f"{incoming[0]} is better, kept" if keep is incoming else f"{new[0]} is not worse, kept"))
+            self.selection[phase] = {
+                "candidates": {s: {"checkpoint": c, "val_success": val_key(docs[s])[0],
+                                   "val_process_reward": val_key(docs[s])[1],
+                                   "val_tasks": docs[s]["suites"]["val"]["n_tasks"], "k": docs[s]["k"]}
+                               for s, c in (incoming, new)},
+                "retained": keep[0], "checkpoint": keep[1], "why": why}
+            write_json_atomic(self.dir / "selection.json", self.selection)
+        r = self.selection[phase]
+        self.log(f"[{phase}] retained {r['retained']}: {r['why']}")
+        return r["retained"], r["checkpoint"]
+
+    def _eval_doc(self, stage: str) -> dict:
+        d = eval_dir(self.dir, stage, self.base_eval)
+        return json.loads((d / "results.json").read_text())
+
+    def rsr(self, cycle: int, init: str) -> str:
+        cfg = RSRConfig.from_dict(self.p.rsr.to_dict())
+        cfg.init, cfg.model = init, self.p.model
+        cfg.rollout.seed, cfg.sft.seed = 1000 * self.seed + cycle, self.seed
+        d = self.dir / f"rsr-{cycle}"
+        self.log(f"[RSR-{cycle}] self-rewrite from {init}")
+        self._timed(f"RSR-{cycle}", d, lambda: self.stages.rsr(self.dir, cycle, cfg, self.progress))
+        return str(d / "checkpoint")
+
+    def rpr(self, label: str, name: str, cycle: int, init: str, critic: str, *, actor_lr: float | None = None,
+            reward: str | None = None, steps: int | None = None) -> str:
+        cfg = RPRConfig.from_dict(self.p.rpr.to_dict())
+        cfg.init, cfg.critic_from, cfg.model, cfg.seed = init, critic, self.p.model, self.seed
+        cfg.actor_lr = actor_lr or cfg.actor_lr
+        cfg.reward = reward or cfg.reward
+        cfg.steps = steps or cfg.steps
+        self.log(f"[{label}] PPO from {init}, critic {'from ' + critic if critic else 'fresh'}, reward {cfg.reward}")
+        d = self.dir / name
+        self._timed(label, d, lambda: self.stages.rpr(self.dir, cycle, cfg, name, self.progress))
+        return str(d / "actor")
+
+    def heldout(self, label: str, name: str, incoming: tuple[str, str], ck: str) -> None:
+        """The RPR phase's incoming checkpoint and its actor on fresh instances of the kinds its first probe found
+        learnable (`EvalConfig.heldout_per_kind`): DIR/heldout-rpr-N/{tasks,eval-<stage>}."""
+        from ..eval.evaluate import suite_k
+        from ..rpr.batches import write_heldout
+
+        n = self.p.eval.heldout_per_kind
+        d = self.dir / f"heldout-{name}"
+        if not n:
+            return
+        if not (d / "kinds.json").is_file():
+            made = write_heldout(self.dir / name, d / "tasks", n)
+            write_json_atomic(d / "kinds.json", {"per_kind": n, "tasks": made})
+        if not json.loads((d / "kinds.json").read_text())["tasks"]:
+            self.log(f"[{label}] held-out kinds: its first probe found no kind learnable; nothing to measure")
+            return
+        cfg = EvalConfig(suites=[str(d / "tasks")], k=suite_k(self.p.eval.k, "core"), rollout=self.p.eval.rollout)
+        for stage, c in (incoming, (label, ck)):
+            e = d / f"eval-{stage.lower()}"
+            self.log(f"[{label}] held-out kinds: evaluate {stage} ({c})")
+            self._timed(f"heldout {label}: {stage}", e, lambda: self.stages.eval(e, c, cfg, self.p.model, self.progress))
+
+    def go(self) -> dict:
+        from ..tasks.suites import write_pool
+
+        self.dir.mkdir(parents=True, exist_ok=True)
+        pool = self.dir / "pool"
+        if not (pool / "DONE").is_file():
+            write_pool(pool, self.p.pool_size)
+            (pool / "DONE").write_text("")
+        self.p.rsr.pool = self.p.rpr.pool = str(pool)
+
+        self.evaluate("Base", "base")
+        self.floor()
+        kept = ("Base", "base")
+        stages = {"Base": "base"}
+        rpr2_init = None
+        for cycle in range(1, self.cycles + 1):
+            ck = self.rsr(cycle, kept[1])
+            stages[f"RSR-{cycle}"] = ck
+            self.evaluate(f"RSR-{cycle}", ck)
+            kept = self.select(f"RSR-{cycle}", kept, (f"RSR-{cycle}", ck))
+            critic = str(self.dir / "rpr-1" / "critic") if cycle == 2 else ""  # inherited across cycles
+            lr = self.p.rpr2_actor_lr if cycle == 2 else None
+            if cycle == 2:
+                rpr2_init = kept[1]
+            ck = self.rpr(f"RPR-{cycle}", f"rpr-{cycle}", cycle, kept[1], critic, actor_lr=lr)
+            stages[f"RPR-{cycle}"] = ck
+            self.heldout(f"RPR-{cycle}", f"rpr-{cycle}", kept, ck)
+            self.evaluate(f"RPR-{cycle}", ck)
+            kept = self.select(f"RPR-{cycle}", kept, (f"RPR-{cycle}", ck))
+        # the controls start where their main-branch counterpart started; they never change what is retained
+        inherited = str(self.dir / "rpr-1" / "critic")
+        branches = {"direct-ppo": dict(cycle=1, init="base", critic="", steps=2 * self.p.rpr.steps),
+                    "critic-reset": dict(cycle=2, init=rpr2_init, critic="", actor_lr=self.p.rpr2_actor_lr),
+                    "reward-fdr": dict(cycle=2, init=rpr2_init, critic=inherited, actor_lr=self.p.rpr2_actor_lr,
+                                       reward="fdr")}
+        for c in self.controls:
+            label, name = CONTROLS[c]
+            b = branches[c]
+            ck = self.rpr(label, name, b.pop("cycle"), b.pop("init"), b.pop("critic"), **b)
+            stages[label] = ck
+            self.evaluate(label, ck)
+        doc = {"stages": stages, "retained": kept[0], "final_checkpoint": kept[1], "controls": list(self.controls),
+               "cycles": self.cycles}
+        write_json_atomic(self.dir / "result.json", doc)
+        (self.dir / "DONE").write_text("")
+        return doc
+
+
+def _check_cycles(cycles: int, controls, where) -> None:
+    if cycles not in (1, 2):
+        raise ValueError(f"{where}: cycles {cycles}: expected 1 (Base, RSR-1, RPR-1) or 2 (the five phases)")
+    two = [c for c in controls if c in ("critic-reset", "reward-fdr")]
+    if cycles == 1 and two:
+        raise ValueError(f"{where}: cycles 1: the control(s) {two} branch from RPR-2's start, which a run of one "
+                         f"cycle never reaches")
+
+
+def _seed_dir(out: Path, seeds, s: int) -> Path:
+    """Where seed s of a run lives: the run directory itself when it has one seed."""
+    return out if len(seeds) == 1 else out / f"seed-{s}"
+
+
+def _unfinish(out: Path, seeds) -> None:
+    """The run is no longer finished: every seed's DONE goes (its stages' DONE files stay)."""
+    for s in seeds:
+        (_seed_dir(out, seeds, s) / "DONE").unlink(missing_ok=True)
+
+
+def start(out: Path, name: str, *, resume: bool = False, controls=(), seeds=(0,), cycles: int | None = None,
+          progress=False, log=print, p: Profile | None = None, stages=None, report_to: str | None = None) -> dict:
+    """Start (or, with `resume`, continue) a run in `out`; return what each seed retained. `report_to`
+    ('tensorboard') and `cycles` (2, the five phases; 1 stops after RPR-1, e.g. for a second training seed
+    of cycle one) are fixed with the profile at the first start, like every other stage setting."""
+    out = Path(out).absolute()  # the stages' configs name their inputs by path: the same from any directory
+    bad = [c for c in controls if c not in CONTROLS]
+    if bad:
+        raise ValueError(f"controls {bad}: expected some of {list(CONTROLS)}")
+    run_json = out / "run.json"
+    if run_json.is_file():
+        if not resume:
+            raise FileExistsError(f"{run_json}: a run is already here; add --resume to continue it, or use a new --out")
+        saved = json.loads(run_json.read_text())
+        p, seeds = Profile.from_dict(saved["profile"]), tuple(saved["seeds"])
+        was = saved.get("cycles", 2)
+        if cycles == 2 and was == 1:  # a finished cycle one is kept: only RSR-2 onwards (and the controls) run
+            log(f"extending {out} to the five phases: cycle one's stages are kept, cycle two runs from its selection")
+            saved = {**saved, "cycles": 2}
+            write_json_atomic(run_json, saved)
+            _unfinish(out, seeds)
+        elif cycles is not None and cycles != was:
+            log(f"--cycles {cycles} ignored: {out} keeps the two cycles it started with")
+        cycles = saved.get("cycles", 2)
+        _check_cycles(cycles, controls, run_json)
+        # a control named now is added to the run (it is an extra branch: the main one is not redone)
+        added = [c for c in controls if c not in saved["controls"]]
+        controls = tuple(saved["controls"]) + tuple(added)
+        if report_to and report_to != p.rpr.report_to:
+            log(f"--report-to {report_to} ignored: {out} keeps the setting it started with ({p.rpr.report_to})")
+        if added:
+            log(f"adding control(s) {', '.join(added)} to {out}")
+            write_json_atomic(run_json, {**saved, "controls": list(controls)})
+            _unfinish(out, seeds)  # until its new branches have finished
+    else:
+        if out.is_dir() and any(out.iterdir()):
+            raise FileExistsError(f"{out}: not empty and not a run (no run.json); use a new --out")
+        p = p or profile(name)
+        if report_to:
+            p.rsr.sft.report_to = p.rpr.report_to = report_to
+        cycles = 2 if cycles is None else cycles
+        _check_cycles(cycles, controls, "--cycles")
+        out.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(run_json, {"profile": p.to_dict(), "controls": list(controls), "seeds": list(seeds),
+                                     "cycles": cycles, "started": time.strftime("%Y-%m-%dT%H:%M:%S")})
+    if p.name == "gpu" and stages is None:
+        check_gpu_profile(p)
+    t0 = time.monotonic()
+    results = {}
+    for s in seeds:
+        d = _seed_dir(out, seeds, s)
+        if len(seeds) > 1:
+            log(f"== seed {s} ({d})")
+        results[s] = Loop(d, Profile.from_dict(p.to_dict()), seed=s, controls=controls, cycles=cycles,
+                          base_eval=out / "eval-base", progress=progress, log=log, stages=stages).go()
+    done = {"wall_s_this_attempt": round(time.monotonic() - t0, 1), "seeds": list(seeds)}
+    write_json_atomic(out / "finished.json", done)
+    return results
+
+
+def read_stage_metrics(d: Path) -> list[dict]:
+    """An RPR stage's per-step metrics (also while it runs: from the finished step directories)."""
+    if (d / "metrics.jsonl").is_file():
+        return read_jsonl(d / "metrics.jsonl")
+    return [json.loads((s.parent / "metrics.json").read_text()) for s in sorted(d.glob("step-*/DONE"))]

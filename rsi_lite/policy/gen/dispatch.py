@@ -1,0 +1,87 @@
+"""Which engine serves the policy's generation: one setting, dispatched here and nowhere else.
+
+    transformers  the policy's own model through transformers' continuous batching (`hf_continuous`)
+    ctranslate2   a compiled CPU engine serving the merged actor weights (`ct2_engine`)
+    vllm          a vLLM engine on GPUs (`vllm_engine`; the policy is a `VLLMPolicy`)
+    auto          vllm for a `VLLMPolicy`, else transformers
+
+Why transformers stays the CPU default: multi-turn episodes give prompts of many lengths, and CTranslate2
+prefills only up to the shortest prompt of a batch, feeding every other prompt's remaining tokens one decode
+step at a time, and keeps no episode's earlier turns between calls. Its decode step is faster, its prefill of
+ragged prompts much slower; on the rollout benchmark it ran at 0.88x the transformers engine (docs/experiments.md).
+Ask for it by name where prompts are alike in length.
+
+Every backend's generator offers `submit(key, prompt_ids)`, `poll()` -> `(key, Generation)`, `busy`, and is a
+context manager, so `rollout.run_episodes` and `complete` drive them all the same way.
+"""
+
+from __future__ import annotations
+
+from .types import Generation
+
+BACKENDS = ("auto", "transformers", "ctranslate2", "vllm")
+
+
+def is_vllm(policy) -> bool:
+    from .vllm_engine import VLLMPolicy
+
+    return isinstance(policy, VLLMPolicy)
+
+
+def resolve_backend(policy, name: str = "auto") -> str:
+    """The backend `name` means for this policy; a clear error for an unknown or impossible one."""
+    if name not in BACKENDS:
+        raise ValueError(f"generation_backend: {name!r} is not one of {', '.join(BACKENDS)}")
+    if is_vllm(policy):
+        if name not in ("auto", "vllm"):
+            raise ValueError(f"generation_backend {name!r}: this policy is served by vLLM (a VLLMPolicy)")
+        return "vllm"
+    if name == "vllm":
+        raise ValueError("generation_backend 'vllm' needs a VLLMPolicy (scale_up/); this policy is a local model")
+    if name == "auto":
+        return "transformers"
+    return name
+
+
+def make_generator(policy, backend: str = "auto", *, max_new_tokens: int, temperature: float = 0.6,
+                   top_p: float = 1.0, stop_ids=None, stop_pattern=None, seed: int = 0, max_concurrent: int = 16,
+                   context_budget: int = 2048, page_size: int = 64, compute_type: str = "float32"):
+    """A continuous generator for `policy` on `backend` (see the module docstring)."""
+    kw = dict(max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, stop_ids=stop_ids,
+              stop_pattern=stop_pattern, seed=seed, max_concurrent=max_concurrent)
+    backend = resolve_backend(policy, backend)
+    if backend == "vllm":
+        from .vllm_engine import VLLMGenerator
+
+        return VLLMGenerator(policy, **kw)
+    if backend == "ctranslate2":
+        from .ct2_engine import CT2Generator
+        from .ct2_weights import served_model
+
+        return CT2Generator(served_model(policy, compute_type=compute_type), policy.tokenizer, **kw)
+    from .hf_continuous import ContinuousGenerator
+
+    return ContinuousGenerator(policy.model, policy.tokenizer, context_budget=context_budget, page_size=page_size, **kw)
+
+
+def complete(policy, prompts: list[list[int]], *, max_new_tokens: int, temperature: float = 0.0, seed: int = 0,
+             batch: int = 16, backend: str = "auto") -> list[Generation]:
+    """One reply per prompt from whatever serves the policy (`make_generator`): transformers' `generate` in
+    batches of `batch`, or a continuous generator (ctranslate2, vLLM) given all prompts at once. Used by the
+    runbook planner and reviewer."""
+    from .hf_generate import generate_batch
+
+    if resolve_backend(policy, backend) == "transformers":
+        replies = []
+        for start in range(0, len(prompts), batch):
+            replies += generate_batch(policy.model, policy.tokenizer, prompts[start:start + batch],
+                                      max_new_tokens=max_new_tokens, temperature=temperature, seed=seed + start)
+        return replies
+    gen, out = make_generator(policy, backend, max_new_tokens=max_new_tokens, temperature=temperature, seed=seed,
+                              max_concurrent=batch), {}
+    with gen:
+        for i, p in enumerate(prompts):
+            gen.submit(i, p)
+        while gen.busy:
+            out.update(dict(gen.poll()))
+    return [out[i] for i in range(len(prompts))]

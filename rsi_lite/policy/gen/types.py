@@ -1,0 +1,59 @@
+"""What every generation engine returns, and the bookkeeping the continuous engines share.
+
+`Generation` is one reply with its token ids and the log-probability of each sampled token; `Replies` maps
+the engines' request ids to the caller's keys and decides when a streamed reply is finished. The engines
+(`hf_generate`, `hf_continuous`, `ct2_engine`, `vllm_engine`) import these; none imports another engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Generation:
+    token_ids: list[int]
+    """The sampled tokens, the stop token included when one was produced."""
+    logprobs: list[float] = field(default_factory=list)
+    """One per token in `token_ids`."""
+    finish_reason: str = "length"
+    """'stop' (a stop token was produced) or 'length' (max_new_tokens reached)."""
+
+
+class Replies:
+    """The bookkeeping both continuous generators share (this one and `vllm_engine.VLLMGenerator`).
+
+    Requests get ids of our own mapped to the caller's keys; `update` turns a streamed or final
+    output into `(key, Generation)` once the reply is finished: by a stop token, by the token
+    budget, or by the stop pattern (a closed code block), in which case the caller's `cancel`
+    is called with the request id. Updates of a request already returned yield None.
+    """
+
+    def __init__(self, tokenizer, stop_ids: list[int], pattern=None):
+        self.tok, self.stop_ids, self.pattern = tokenizer, list(stop_ids), pattern
+        self.live: dict[str, object] = {}
+        """request id -> the caller's key, for requests not yet returned."""
+        self._count = 0
+
+    def new(self, key) -> str:
+        rid = f"r{self._count}"
+        self._count += 1
+        self.live[rid] = key
+        return rid
+
+    def update(self, rid: str, toks: list[int], lps: list[float], finished: bool, cancel):
+        key = self.live.get(rid)
+        if key is None:
+            return None
+        toks, lps = list(toks), list(lps)[:len(toks)]
+        last = toks[-1] if toks else None
+        if (self.pattern is not None and last is not None and last not in self.stop_ids
+                and "`" in self.tok.decode([last]) and self.pattern.search(self.tok.decode(toks, skip_special_tokens=True))):
+            if not finished:
+                cancel(rid)
+            del self.live[rid]
+            return key, Generation(toks, lps, "pattern")
+        if not finished:
+            return None
+        del self.live[rid]
+        return key, Generation(toks, lps, "stop" if last in self.stop_ids else "length")

@@ -1,0 +1,199 @@
+"""Which episodes each part of an RPR stage rolls out: the schedule of steps, the batch of step k (the
+frontier rule reading the verdicts already on disk, or the paper's uniform draw), and the probes of the pool
+with the figures they give. Pure but for reading the stage's finished trajectory files, so the laptop's
+`run_rpr` and `scale_up.generate` draw the same batches.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..rollout.trajectory import Trajectory
+
+if TYPE_CHECKING:
+    from .config import RPRConfig
+
+def schedule(cfg: "RPRConfig") -> list[tuple[str, int]]:
+    """The stage's steps in order: ('warmup', i), ('calibration', i), ('joint', i)."""
+    n_warm = max(1, -(-cfg.warmup_tasks // cfg.batch_tasks)) if cfg.warmup_tasks else 0
+    return ([("warmup", i) for i in range(n_warm)] + [("calibration", i) for i in range(cfg.calibration_steps)]
+            + [("joint", i) for i in range(cfg.steps)])
+
+
+def step_batches(cfg: "RPRConfig", tasks: list) -> list[tuple[str, list]]:
+    """The uniform rule's (phase, tasks) for every step: warm-up tasks first, then the training tasks in turn
+    (a fixed shuffle of the pool by `cfg.seed`). Pure, so a sharded run cuts the same batches."""
+    order = tasks[:]
+    random.Random(cfg.seed).shuffle(order)
+    warm, train = order[:cfg.warmup_tasks], order[cfg.warmup_tasks:] or order
+    out = []
+    for k, (phase, i) in enumerate(schedule(cfg)):
+        if phase == "warmup":
+            out.append((phase, warm[i * cfg.batch_tasks:(i + 1) * cfg.batch_tasks]))
+        else:
+            j = (k * cfg.batch_tasks) % len(train)
+            out.append((phase, (train[j:] + train[:j])[:cfg.batch_tasks]))
+    return out
+
+
+PROBE_SEED = 900_000
+"""Episode seeds of the probes (the same at every probe: two probes differ only by the actor's weights)."""
+
+
+def probe_points(cfg: "RPRConfig") -> list[int]:
+    """The step indices a probe runs before: 0, after every `probe_every` joint steps, and the end."""
+    if cfg.probe_samples <= 0:
+        return []
+    plan = schedule(cfg)
+    first_joint = next((k for k, (p, _) in enumerate(plan) if p == "joint"), len(plan))
+    every = [first_joint + j for j in range(cfg.probe_every, cfg.steps, cfg.probe_every)] if cfg.probe_every else []
+    return sorted({0, *every, len(plan)})
+
+
+def probe_jobs(cfg: "RPRConfig", tasks: list) -> list[tuple]:
+    """Up to `probe_tasks` pool tasks, evenly spaced through the pool, `probe_samples` episodes each."""
+    n = min(len(tasks), cfg.probe_tasks)
+    chosen = [tasks[round(i * len(tasks) / n)] for i in range(n)] if n else []
+    return [(t, PROBE_SEED + s) for s in range(cfg.probe_samples) for t in chosen]
+
+
+def history(d: Path, before: int) -> list[tuple[str, int]]:
+    """Every (task, strict) verdict of the finished probes and steps that come before step `before`, in the
+    order they ran (probe K runs before step K)."""
+    from ..rollout.trajectory import read_trajectories
+
+    parts = [(int(p.parent.name.split("-")[1]), 0, p.parent) for p in d.glob("probe-*/DONE")]
+    parts += [(int(p.parent.name.split("-")[1]), 1, p.parent) for p in d.glob("step-*/DONE")]
+    out = []
+    for k, is_step, part in sorted(parts):
+        if k < before or (k == before and not is_step):
+            out += [(t.task, int(bool(t.verifier.get("strict")))) for t in read_trajectories(part / "trajectories.jsonl")]
+    return out
+
+
+def kind_map(tasks: list) -> dict[str, str]:
+    """Every task's kind (`tasks.spec.task_kind`)."""
+    from ..tasks.spec import task_kind
+
+    return {t.name: task_kind(t.family, t.difficulty, t.instruction) for t in tasks}
+
+
+def held_out(cfg: "RPRConfig", tasks: list) -> set[str]:
+    """The probe tasks, which the kind rule never trains on: its probes measure the kinds on unseen instances."""
+    return {t.name for t, _ in probe_jobs(cfg, tasks)} if cfg.batch_rule == "kinds" else set()
+
+
+def step_jobs(cfg: "RPRConfig", tasks: list, d: Path, k: int,
+              kinds: dict[str, str] | None = None) -> tuple[str, list[tuple], dict]:
+    """Step k's phase, its rollout jobs (task, episode seed) and what the draw saw. The frontier rules read the
+    verdicts of the probes and steps before k from `d`: the same batch however the step is run. `kinds`: the
+    tasks' `kind_map`, when the caller already has it."""
+    from .frontier import draw_batch, draw_by_kind
+
+    phase = schedule(cfg)[k][0]
+    if cfg.batch_rule == "uniform":
+        names, info = [t.name for t in step_batches(cfg, tasks)[k][1]], {"rule": "uniform"}
+    elif cfg.batch_rule == "frontier":
+        rng = random.Random(f"batch/{cfg.seed}/{k}")
+        names, info = draw_batch([t.name for t in tasks], history(d, k), cfg.batch_tasks, rng,
+                                 window=cfg.window, explore=cfg.explore)
+    elif cfg.batch_rule == "kinds":
+        rng = random.Random(f"batch/{cfg.seed}/{k}")
+        hold = held_out(cfg, tasks)
+        names, info = draw_by_kind([t.name for t in tasks if t.name not in hold], kinds or kind_map(tasks), history(d, k),
+                                   cfg.batch_tasks, rng, window=cfg.kind_window, explore=cfg.explore)
+    else:
+        raise ValueError(f"RPRConfig.batch_rule: {cfg.batch_rule!r} is not 'frontier', 'kinds' or 'uniform'")
+    by_name = {t.name: t for t in tasks}
+    r = cfg.rollouts_per_task
+    jobs = [(by_name[n], 1000 * k + r * j + i) for j, n in enumerate(names) for i in range(r)]
+    return phase, jobs, {**info, "tasks": len(set(names))}
+
+
+def probe_row(trajs: list[Trajectory], before: int, kinds: dict[str, str] | None = None) -> dict:
+    """A probe's figures: the pool's success rate, and each task's (and, given `kinds`, each kind's) successes
+    and episodes."""
+    by_task: dict[str, list[int]] = {}
+    for t in trajs:
+        by_task.setdefault(t.task, []).append(int(bool(t.verifier.get("strict"))))
+    by_kind: dict[str, list[int]] = {}
+    for name, v in by_task.items():
+        got = by_kind.setdefault((kinds or {}).get(name, "?"), [0, 0])
+        got[0], got[1] = got[0] + sum(v), got[1] + len(v)
+    return {"before_step": before, "episodes": len(trajs),
+            "pool_success": sum(map(sum, by_task.values())) / max(1, len(trajs)),
+            "tasks": len(by_task), "tasks_solved": sum(any(v) for v in by_task.values()),
+            "tasks_learnable": sum(0 < sum(v) < len(v) for v in by_task.values()),
+            "by_task": {name: [sum(v), len(v)] for name, v in sorted(by_task.items())},
+            **({"by_kind": dict(sorted(by_kind.items()))} if kinds else {})}
+
+
+def learnable(counts: dict[str, list[int]]) -> list[str]:
+    """The keys (tasks or kinds) of a probe's `[successes, episodes]` counts solved in some episodes, not all."""
+    return [key for key, (s, e) in counts.items() if 0 < s < e]
+
+
+def probe_curves(probes: list[dict]) -> dict:
+    """Success per probe on the whole probed pool and on the tasks the first probe found learnable (the frontier
+    PPO starts on; the same tasks and seeds in every probe)."""
+    if not probes:
+        return {}
+    first = set(learnable(probes[0]["by_task"]))
+
+    def rate(p, names):
+        got = [p["by_task"][n] for n in names if n in p["by_task"]]
+        return sum(s for s, _ in got) / max(1, sum(e for _, e in got)) if got else None
+
+    out = {"before_step": [p["before_step"] for p in probes], "pool_success": [p["pool_success"] for p in probes],
+           "first_frontier_tasks": len(first), "first_frontier_success": [rate(p, first) for p in probes]}
+    if "by_kind" in probes[0]:  # the kinds the first probe found learnable, on the same held-out tasks each time
+        front = learnable(probes[0]["by_kind"])
+        out["first_frontier_kinds"] = len(front)
+        out["first_frontier_kinds_success"] = [
+            sum(p["by_kind"].get(k, [0, 0])[0] for k in front) / max(1, sum(p["by_kind"].get(k, [0, 0])[1] for k in front))
+            for p in probes]
+        out["by_kind"] = {k: [p["by_kind"].get(k, [0, 0]) for p in probes] for k in probes[0]["by_kind"]}
+    return out
+
+
+
+def first_frontier_kinds(d: Path, tasks: list) -> list[str]:
+    """The kinds the first probe of the stage in `d` found learnable (solved in some of their episodes, not all):
+    fixed before any training step."""
+    probe = d / "probe-000" / "metrics.json"
+    if not probe.is_file():
+        raise FileNotFoundError(f"{probe}: missing (the stage's first probe has not run)")
+    first = json.loads(probe.read_text())
+    if "by_kind" not in first:
+        from ..rollout.trajectory import read_trajectories
+
+        first = probe_row(read_trajectories(probe.parent / "trajectories.jsonl"), 0, kind_map(tasks))
+    return sorted(learnable(first["by_kind"]))
+
+
+def write_heldout(stage: Path, out: Path, per_kind: int) -> dict[str, str]:
+    """Fresh instances (pool seeds no pool uses, none equal to an eval task) of the kinds the first probe of the
+    RPR stage in `stage` found learnable, `per_kind` of each, written to `out` as a suite (atomically) with
+    `kinds.json` beside its tasks; returns {task name: kind}, empty (and nothing written) when no kind was
+    learnable. Measures whether what PPO learned on a kind carries to instances it never trained on."""
+    from ..records import atomic_dir, write_json_atomic
+    from ..tasks.spec import task_kind, write_task
+    from ..tasks.suites import eval_fingerprints, kind_specs, pool_tasks
+    from .config import RPRConfig
+
+    stage = Path(stage)
+    cfg = RPRConfig.from_dict(json.loads((stage / "config.json").read_text()))
+    kinds = first_frontier_kinds(stage, pool_tasks(stage.parent, cfg))
+    if not kinds:
+        return {}
+    made = {}
+    with atomic_dir(Path(out)) as tmp:
+        for name, seed, spec in kind_specs(set(kinds), per_kind, exclude=eval_fingerprints()):
+            write_task(spec, tmp / name, suite="heldout", seed=seed)
+            made[name] = task_kind(spec.family, spec.difficulty, spec.instruction)
+        write_json_atomic(tmp / "kinds.json", {"stage": str(stage), "per_kind": per_kind, "kinds": kinds,
+                                               "tasks": made})
+    return made

@@ -1,0 +1,307 @@
+"""The RPR stage: PPO with a learned critic that can be inherited from the previous cycle.
+
+One loop that reads top to bottom (CleanRL's order):
+
+    warm-up       one pass over the warm-up tasks, actor frozen: the critic learns values
+    calibration   `calibration_steps` critic-only steps on training batches
+    joint         `steps` PPO updates of actor and critic together
+    each step:    B tasks, one rollout each (plain harness) -> reward (S | FDR | SPR)
+                  -> values (critic) -> TB-GAE or GAE advantages -> minibatches
+                  -> ppo_loss -> actor and critic optimizers -> metrics.jsonl
+
+Every episode ends with the verifier's verdict, so every episode is terminal for the
+estimator (no bootstrap; `advantages` documents the bootstrap for cut sequences).
+"Old" log-probabilities are recomputed with the actor before the update, in the same
+forward as training, so the first ratio is exactly 1; the gap to the rollout's own
+log-probabilities (sampled at `rollout.temperature`) is logged as `logprobs/rollout_gap`.
+
+Files in `DIR/rpr-N/`: config.json; step-KKK/ per step (rollouts.jsonl and rollout.json once
+rolled out; then metrics.json, trajectories.jsonl, world.json, and for the newest two steps
+actor/, critic/, optim-rank*.pt; DONE last: the protocol of `roll_out_step` and `update_step`,
+which scale_up runs too), so a killed run resumes at the first unfinished step, at its update
+if its rollouts are whole; at the end metrics.jsonl, actor/, critic/, summary.json and DONE. Learning rates are scaled for LoRA on a 135M model:
+the paper's 5e-7 (actor) and 1.5e-5 (critic) are for full weights of a 27B model; LoRA
+needs larger steps, so the defaults keep the paper's ordering (critic faster than actor)
+at 1e-4 and 5e-4, from a measured sweep (`python -m rsi_lite.bench.update --actor-lr ...`) and runs.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from ..rollout.engine import RolloutConfig, run_episodes
+from ..rollout.trajectory import Trajectory, write_trajectories
+from ..timing import CLOCK
+from ..tracking import Curves
+from .batches import PROBE_SEED, kind_map, probe_curves, probe_jobs, probe_points, probe_row, schedule, step_jobs
+from .config import RPRConfig
+from .update import update
+
+# ---------------------------------------------------------------- the stage
+
+def load_actor_critic(init: str, critic: str | None, model: str = "smollm2-135m", dtype: str = "float32"):
+    from ..policy.actor import load_actor
+    from ..policy.critic import add_critic
+
+    policy = load_actor(init, model=model, dtype=dtype)
+    return add_critic(policy, path=critic or None)
+
+
+def init_value_bias(policy, trajs: list[Trajectory], reward: str) -> float | None:
+    """A fresh critic (no saved one loaded) starts its value head's bias at the first batch's mean reward,
+    so that its values begin at the right level instead of at 0; return that mean, or None for a critic
+    that was loaded (inherited or resumed), which is left as it is. Call it with the whole batch, before
+    any sharding, so that every rank sets the same bias."""
+    import torch
+
+    if not getattr(policy, "critic_fresh", False):
+        return None
+    mean = sum(t.rewards[reward] for t in trajs) / len(trajs)
+    with torch.no_grad():
+        policy.value_head.bias.fill_(mean)
+    policy.critic_fresh = False
+    return mean
+
+
+def make_optimizers(policy, cfg: RPRConfig) -> dict:
+    import torch
+
+    from ..policy.critic import actor_parameters, critic_parameters
+
+    return {"actor": torch.optim.AdamW(actor_parameters(policy), lr=cfg.actor_lr, weight_decay=0.0),
+            "critic": torch.optim.AdamW(critic_parameters(policy), lr=cfg.critic_lr, weight_decay=0.0)}
+
+
+def step_rollout(cfg: RPRConfig, k: int, *, probe: bool = False) -> RolloutConfig:
+    """Step k's rollout settings (a probe's: the same, without the per-turn verdicts only training reads)."""
+    turns = cfg.reward_timing == "turn" and not probe
+    return RolloutConfig(**{**cfg.rollout.to_dict(), "seed": cfg.seed * 1000 + k, "verify_turns": turns})
+
+
+def _finished_steps(d: Path) -> list[Path]:
+    return sorted(p.parent for p in d.glob("step-*/DONE"))
+
+
+def prune_old_steps(d: Path, keep: int = 2) -> None:
+    """Drop the weights and optimizer states (optim-rank*.pt) of all but the newest
+    `keep` finished steps: a kill before the next DONE resumes from the newest; one spare."""
+    import shutil
+
+    for old in _finished_steps(d)[:-keep]:
+        for part in old.iterdir():
+            if part.name in ("actor", "critic") or part.name.startswith("optim"):
+                shutil.rmtree(part, ignore_errors=True) if part.is_dir() else part.unlink(missing_ok=True)
+
+
+# ---------------------------------------------------------------- one step, written once
+#
+# The laptop (`run_rpr`) and scale_up (`scale_up.generate rpr` on each node, then `torchrun -m scale_up.train
+# ppo`) run a step with the same two functions and leave the same files:
+#   step-K/rollouts.jsonl, rollout.json      the batch's episodes and how they were drawn (rollouts.jsonl last:
+#                                            its presence means the rollouts are whole; a shard of nodes writes
+#                                            rollouts.part-I-of-N.jsonl, merged by the driver)
+#   step-K/actor/, critic/, optim-rank{R}.pt, world.json, metrics.json, trajectories.jsonl, DONE   the update
+# A step is finished once its DONE exists. Killed after its rollouts, a step resumes at the update, from the
+# previous step's weights (the rollouts' own); killed before, it rolls out again.
+
+def roll_out_step(policy, cfg: RPRConfig, tasks, d: Path, k: int, divisors: dict, *, name: str, kinds=None,
+                  rollout: RolloutConfig | None = None, shard: int = 0, shards: int = 1, progress: bool = False) -> None:
+    """Step k's batch (`step_jobs`: the batch rule reads the earlier steps' verdicts in d), this shard's share of
+    it (items shard, shard + shards, ...) rolled out by `policy`, written to d/step-K."""
+    from ..records import write_json_atomic
+
+    step = d / f"step-{k:03d}"
+    phase, jobs, drew = step_jobs(cfg, tasks, d, k, kinds)
+    part = "" if shards == 1 else f".part-{shard}-of-{shards}"
+    t0 = time.monotonic()
+    trajs = run_episodes(policy, jobs[shard::shards], rollout or step_rollout(cfg, k), policy_name=f"{name}:{k}",
+                         reward_divisors=divisors, progress=progress)
+    if cfg.shadow_flags:
+        flag_step(trajs, tasks, cfg, divisors)
+    step.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(step / f"rollout{part}.json", {"rollout_s": round(time.monotonic() - t0, 1), "phase": phase,
+                                                     "batch": drew})
+    write_trajectories(trajs, step / f"rollouts{part}.jsonl")
+
+
+def flag_step(trajs: list, tasks, cfg: RPRConfig, divisors: dict) -> None:
+    """Each success's `verifier["flags"]` (`verify.shadow.success_flags`); with `flagged_as_failure`, a flagged
+    success's rewards recomputed as a failure's (kept as `rewards_unflagged`)."""
+    from ..algos.rewards import compute_reward
+    from ..verify.shadow import flag_successes
+
+    flag_successes(trajs, backend=cfg.rollout.backend, tasks=tasks, workers=cfg.rollout.workers)
+    for t in trajs:
+        if t.verifier.get("flags") and cfg.flagged_as_failure:
+            t.verifier["rewards_unflagged"] = dict(t.rewards)
+            failed = {**t.verifier, "strict": 0}
+            t.rewards = {key: compute_reward(key, failed, divisor=divisors.get(t.family, 82.0)) for key in t.rewards}
+
+
+def update_step(policy, optims: dict, cfg: RPRConfig, d: Path, k: int, *, rank: int = 0, world: int = 1,
+                share=None, reduce=None, full_state=None) -> dict:
+    """Step k's update on d/step-K/rollouts.jsonl, then its files (see above); return its metrics row.
+
+    Sharded (scale_up): `share(trajs)` is this rank's equal share, `reduce(x)` the mean of a float over the
+    ranks, `full_state(module)` a module's gathered state dict (collectives: every rank calls this function);
+    rank 0 writes the weights, each rank its optimizer shard. One process: the identities."""
+    import shutil
+
+    import torch
+
+    from ..policy.actor import save_actor
+    from ..policy.critic import save_critic
+    from ..records import write_json_atomic
+    from ..rollout.trajectory import read_trajectories
+
+    step = d / f"step-{k:03d}"
+    trajs = read_trajectories(step / "rollouts.jsonl")
+    info = json.loads((step / "rollout.json").read_text())
+    if len(trajs) < world:
+        raise ValueError(f"{step}/rollouts.jsonl: {len(trajs)} episodes cannot be shared by {world} ranks "
+                         "(batch_tasks and warmup_tasks must be at least the number of GPUs)")
+    phase = schedule(cfg)[k][0]
+    bias = init_value_bias(policy, trajs, cfg.reward)  # the whole batch's mean: the same on every rank
+    t1 = time.monotonic()
+    with CLOCK.phase("train/ppo"):
+        row = update(policy, share(trajs) if share else trajs, cfg, optims, train_actor=phase == "joint",
+                     epochs=cfg.warmup_epochs if phase == "warmup" else None, step=k)
+    if reduce is not None:
+        row = {key: reduce(v) if isinstance(v, float) else v for key, v in row.items()}
+    if bias is not None:
+        row["critic/bias_init"] = bias
+    earlier = [json.loads((s / "metrics.json").read_text()) for s in _finished_steps(d)]
+    successes = sum(bool(t.verifier.get("strict")) for t in trajs)
+    flagged = sum(bool(t.verifier.get("flags")) for t in trajs)
+    any_success = int(successes > 0)
+    drew = info.get("batch", {})
+    row.update({"step": k, "phase": phase, "rollout_s": info.get("rollout_s", 0.0),
+                "update_s": round(time.monotonic() - t1, 1), "world": world,
+                # the whole batch's, not this rank's share
+                "success/mean": successes / len(trajs),
+                "reward/mean": sum(t.rewards[cfg.reward] for t in trajs) / len(trajs),
+                "tokens/generated": sum(t.tokens["generated"] for t in trajs),
+                # successes that may be pretending (`flag_step`): how many, and their share of the successes
+                "success/flagged": flagged, "success/flagged_share": flagged / max(1, successes),
+                "batch/rule": drew.get("rule"), "batch/tasks": drew.get("tasks"), "batch/learnable": drew.get("learnable"),
+                "batch/explore": drew.get("explore"), "batch/kinds": drew.get("kinds"), "success/any": any_success,
+                "success/batches_with_any": (sum(m.get("success/any", 0) for m in earlier) + any_success)
+                / (len(earlier) + 1)})
+    model_state = full_state(policy.model) if full_state else None
+    head_state = full_state(policy.value_head) if full_state else None
+    torch.save({name: o.state_dict() for name, o in optims.items()}, step / f"optim-rank{rank}.pt")
+    if world > 1:
+        torch.distributed.barrier()
+    if rank == 0:
+        save_actor(policy, step / "actor", state_dict=model_state)
+        save_critic(policy, step / "critic", state_dict=model_state, head_state=head_state)
+        shutil.copyfile(step / "rollouts.jsonl", step / "trajectories.jsonl")
+        write_json_atomic(step / "world.json", {"world": world})
+        write_json_atomic(step / "metrics.json", row)
+        (step / "DONE").write_text("")
+        prune_old_steps(d)
+    return row
+
+
+def load_optimizers(optims: dict, step: Path, rank: int, world: int) -> None:
+    """The optimizer states a finished step saved for this rank (a stage continues with as many ranks)."""
+    import torch
+
+    saved_world = json.loads((step / "world.json").read_text())["world"] if (step / "world.json").is_file() else 1
+    if saved_world != world:
+        raise ValueError(f"{step}/world.json: the optimizer states were written by {saved_world} rank(s), "
+                         f"this run has {world}")
+    path = step / f"optim-rank{rank}.pt"
+    if not path.is_file() and (step / "optim.pt").is_file():  # a run directory from before the shared protocol
+        path = step / "optim.pt"
+    saved = torch.load(path, weights_only=False)
+    for name, o in optims.items():
+        o.load_state_dict(saved[name])
+
+
+def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bool = False,
+            name: str | None = None) -> dict:
+    """Run (or resume) the stage in DIR/rpr-N (or DIR/NAME); return a summary.
+
+    The stage is a sequence of probes and steps (`probe_points`, `schedule`), each in its own directory with a
+    DONE marker, so a killed run continues at the first unfinished one."""
+    import shutil
+
+    from ..algos.rewards import family_divisors
+    from ..records import atomic_dir, write_json_atomic, write_jsonl_atomic
+    from ..rundir import config_file
+    from ..tasks import family_check_counts
+    from ..tasks.suites import pool_tasks
+
+    d = Path(run) / (name or f"rpr-{cycle}")
+    d.mkdir(parents=True, exist_ok=True)
+    cfg = config_file(d, cfg, RPRConfig)
+    if (d / "DONE").is_file():
+        return json.loads((d / "summary.json").read_text())
+    tasks = pool_tasks(run, cfg)
+    if not tasks:
+        raise ValueError(f"{d / 'config.json'}: pool_difficulty / pool_families leave no task of the pool")
+    divisors = family_divisors(family_check_counts(tasks))  # D_f per family, for FDR and SPR
+    n_steps = len(schedule(cfg))
+    events = sorted([(k, 0) for k in probe_points(cfg)] + [(k, 1) for k in range(n_steps)])
+    state = {"policy": None, "optims": None}
+    t_stage = time.monotonic()
+    curves = Curves(cfg.report_to, d / "tensorboard")
+
+    def actor():
+        if state["policy"] is None:  # loaded only when something is left to run
+            done = _finished_steps(d)
+            last = done[-1] if done else None
+            state["policy"] = load_actor_critic(str(last / "actor") if last else cfg.init,
+                                                str(last / "critic") if last else cfg.critic_from, cfg.model, cfg.dtype)
+            state["optims"] = make_optimizers(state["policy"], cfg)
+            if last is not None:
+                load_optimizers(state["optims"], last, 0, 1)
+        return state["policy"]
+
+    kinds = kind_map(tasks)  # every task's kind, once: the probes count by it, the kind rule draws by it
+    for k, is_step in events:
+        part = d / (f"step-{k:03d}" if is_step else f"probe-{k:03d}")
+        if (part / "DONE").is_file():
+            continue
+        if not is_step:
+            t0 = time.monotonic()
+            trajs = run_episodes(actor(), probe_jobs(cfg, tasks), step_rollout(cfg, PROBE_SEED, probe=True),
+                                 policy_name=f"rpr-{cycle}:probe-{k}", reward_divisors=divisors, progress=progress)
+            row = {**probe_row(trajs, k, kinds), "rollout_s": round(time.monotonic() - t0, 1)}
+            with atomic_dir(part) as tmp:  # a killed probe leaves nothing behind: it runs again whole
+                write_trajectories(trajs, tmp / "trajectories.jsonl")
+                write_json_atomic(tmp / "metrics.json", row)
+                (tmp / "DONE").write_text("")
+            curves.add({key: row[key] for key in ("pool_success", "tasks_solved", "tasks_learnable")}, k, prefix="probe/")
+            continue
+        if not (part / "rollouts.jsonl").is_file():
+            roll_out_step(actor(), cfg, tasks, d, k, divisors, name=f"rpr-{cycle}", kinds=kinds, progress=progress)
+        row = update_step(actor(), state["optims"], cfg, d, k)
+        curves.add(row, k)
+    curves.close()
+    steps = _finished_steps(d)
+    metrics = [json.loads((s / "metrics.json").read_text()) for s in steps]
+    probes = [json.loads((p.parent / "metrics.json").read_text()) for p in sorted(d.glob("probe-*/DONE"))]
+    write_jsonl_atomic(d / "metrics.jsonl", metrics)
+    write_jsonl_atomic(d / "probes.jsonl", probes)
+    for part in ("actor", "critic"):
+        if (d / part).exists():
+            shutil.rmtree(d / part)
+        shutil.copytree(steps[-1] / part, d / part)
+    summary = {"steps": len(metrics), "phases": {p: sum(m["phase"] == p for m in metrics)
+                                                 for p in ("warmup", "calibration", "joint")},
+               "batch_rule": cfg.batch_rule,
+               "explained_variance": [m.get("losses/explained_variance_before") for m in metrics],
+               "success_per_step": [m.get("success/mean") for m in metrics],
+               "batches_with_any_success": metrics[-1].get("success/batches_with_any") if metrics else None,
+               "probes": probe_curves(probes),
+               "step_s": [round(m["rollout_s"] + m["update_s"], 1) for m in metrics],
+               "probe_s": [p.get("rollout_s") for p in probes],
+               "wall_s_this_run": round(time.monotonic() - t_stage, 1),
+               "actor": str(d / "actor"), "critic": str(d / "critic")}
+    write_json_atomic(d / "summary.json", summary)
+    (d / "DONE").write_text("")
+    return summary

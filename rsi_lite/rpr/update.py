@@ -1,0 +1,204 @@
+"""One PPO (or critic-only) update of an RPR stage: the batch's tensors, its advantages, minibatches in a seeded
+order, and the update itself (`update`), which `rsi_lite.rpr.stage.run_rpr` calls once a step and `scale_up/train.py`
+runs under FSDP2 unchanged.
+"""
+
+from __future__ import annotations
+
+import random
+from contextlib import contextmanager, nullcontext
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from ..algos.advantages import tb_gae, terminal_rewards, token_gae
+from ..algos.ppo import explained_variance, masked_whiten, ppo_loss, value_loss
+from ..rollout.trajectory import Trajectory
+
+if TYPE_CHECKING:
+    from .config import RPRConfig
+
+
+# ---------------------------------------------------------------- tensors from trajectories
+
+def turn_reward_deltas(rewards: list[float]) -> list[float]:
+    """Each turn's reward under potential-based shaping with the verdict as the potential: r_t = R_t - R_(t-1)
+    (R_0 = 0). They add up to the episode's reward; a turn that makes the checks pass earns it, one that breaks
+    them after loses it, one that changes nothing gets 0 (Ng, Harada & Russell 1999: the optimal policy is the
+    same as under the final reward alone).
+
+    >>> turn_reward_deltas([0.0, 1.0, 1.0, 0.25])
+    [0.0, 1.0, 0.0, -0.75]
+    """
+    return [r - (rewards[i - 1] if i else 0.0) for i, r in enumerate(rewards)]
+
+
+def batch_tensors(trajs: list[Trajectory], reward: str, pad_id: int, timing: str = "final"):
+    """Right-padded ids, attention, action mask, rollout log-probs and token rewards [B, T]. timing 'final': the
+    episode's reward on its last action token; 'turn': each action's `turn_reward_deltas` on its last token
+    (episodes rolled out with `verify_turns`; one without a verdict per action keeps the final reward)."""
+    import torch
+
+    width = max(len(t.token_ids) for t in trajs)
+    B = len(trajs)
+    ids = torch.full((B, width), pad_id, dtype=torch.long)
+    att = torch.zeros((B, width), dtype=torch.long)
+    mask = torch.zeros((B, width), dtype=torch.long)
+    lps = torch.zeros((B, width))
+    for i, t in enumerate(trajs):
+        n = len(t.token_ids)
+        ids[i, :n] = torch.tensor(t.token_ids)
+        att[i, :n] = 1
+        mask[i, :n] = torch.tensor(t.action_mask)
+        lps[i, :n] = torch.tensor(t.logprobs)
+    rewards = terminal_rewards(torch.tensor([float(t.rewards[reward]) for t in trajs]), mask)
+    if timing == "turn":
+        for i, t in enumerate(trajs):
+            per_turn = t.turn_rewards.get(reward, [])
+            if per_turn and len(per_turn) == len(t.turn_spans):
+                rewards[i] = 0.0
+                for (_, end), r in zip(t.turn_spans, turn_reward_deltas(per_turn)):
+                    rewards[i, end - 1] = r
+    elif timing != "final":
+        raise ValueError(f"RPRConfig.reward_timing: {timing!r} is neither 'final' nor 'turn'")
+    return ids, att, mask, lps, rewards
+
+
+def advantages_for(cfg: "RPRConfig", rewards, values, mask):
+    import torch
+
+    done = torch.ones(values.shape[0], dtype=torch.bool)  # every episode ends with the verifier's verdict
+    if cfg.estimator == "tb_gae":
+        return tb_gae(rewards, values, mask, done, gamma_turn=cfg.gamma_turn, lam_turn=cfg.lam_turn)
+    if cfg.estimator == "gae":
+        return token_gae(rewards, values, mask, done, gamma=cfg.gamma_turn, lam=cfg.lam_turn)
+    raise ValueError(f"RPRConfig.estimator: {cfg.estimator!r} is neither 'tb_gae' nor 'gae'")
+
+
+def minibatch_order(groups: list, seed: int, step: int, epoch: int) -> list:
+    """The order the minibatches of one epoch are trained in: a shuffle seeded by the run seed, the step and
+    the epoch, so that neither two steps nor two seeds see the same order."""
+    return random.Random(f"minibatches/{seed}/{step}/{epoch}").sample(groups, len(groups))
+
+
+def minibatches(trajs: list[Trajectory], size: int) -> list[list[int]]:
+    """Row indices in groups of `size`, episodes of similar length together (longest first).
+
+    Each group is cut to its own widest episode, so a short episode never pays for the
+    padding of a long one: on a real step (8 episodes of 165 to 820 tokens) grouping by length
+    halves the tokens a forward pass runs over. The groups stay the same across PPO epochs
+    (only their order is shuffled), so the "old" pass and the training pass see identical shapes."""
+    order = sorted(range(len(trajs)), key=lambda i: -len(trajs[i].token_ids))
+    return [order[s:s + size] for s in range(0, len(order), size)]
+
+
+def checkpointed(cfg: "RPRConfig", rows: int, width: int) -> bool:
+    """Whether a minibatch of `rows` episodes cut to `width` tokens trains with gradient checkpointing: always
+    under `cfg.gradient_checkpointing`, else once its padded size passes `cfg.checkpoint_tokens` (0: never).
+
+    Kept activations grow with rows x width (and attention's with rows x width^2): without this one 4 x 1,417
+    minibatch took the cpu run's RPR-2 control to 20.9 GB, where its usual minibatches need a third of that."""
+    return cfg.gradient_checkpointing or 0 < cfg.checkpoint_tokens < rows * width
+
+
+@contextmanager
+def checkpointing(model):
+    """Gradient checkpointing inside the block: the training forward keeps each layer's input only
+    and recomputes the rest during backward (one more forward's compute, a fraction of the memory).
+    Without it one PPO minibatch of 4 x 820 tokens held about 6 GB of activations per adapter."""
+    # transformers 5 renamed the switch (the old name still works there, with a warning)
+    name = "activation_checkpointing" if hasattr(model, "activation_checkpointing_enable") else "gradient_checkpointing"
+    enable = getattr(model, f"{name}_enable", None)
+    if enable is None:
+        yield
+        return
+    enable(**{f"{name}_kwargs": {"use_reentrant": False}})
+    try:
+        yield
+    finally:
+        getattr(model, f"{name}_disable")()
+
+
+def update(policy, trajs: list[Trajectory], cfg: "RPRConfig", optims: dict, *, train_actor: bool,
+           epochs: int | None = None, step: int = 0) -> dict:
+    """One PPO (or critic-only) update on a batch of trajectories; returns the step's metrics.
+
+    `step` (with `cfg.seed`) seeds the minibatch order. The ratio's min and max are over every minibatch
+    of every epoch, the other statistics their means; the first minibatch of the first epoch has ratio 1
+    by construction, the later ones show how far the earlier ones moved the actor.
+
+    Memory: every forward runs on one minibatch, cut to its widest episode (`minibatches`); the
+    actor's log-probabilities are computed on action tokens only; the critic's loss is
+    back-propagated before the actor's forward pass starts (the two share no trainable weight,
+    so the gradients are those of the summed loss); training passes use gradient checkpointing, always or on
+    the minibatches too wide to train without it (`checkpointed`)."""
+    import torch
+
+    from ..policy.critic import ACTOR, CRITIC, set_trainable, token_logprobs, using_adapter, values
+
+    tok = policy.tokenizer
+    ids, att, mask, rollout_lps, rewards = (x.to(policy.model.device) for x in batch_tensors(
+        trajs, cfg.reward, tok.pad_token_id if tok.pad_token_id is not None else 0, cfg.reward_timing))
+    groups = [(torch.tensor(g, device=ids.device), max(len(trajs[i].token_ids) for i in g))
+              for g in minibatches(trajs, cfg.minibatch)]
+    old_v = torch.zeros(ids.shape, device=ids.device)
+    old_lp = torch.zeros(ids.shape, device=ids.device) if train_actor else None
+    with torch.no_grad():
+        for mb, w in groups:
+            old_v[mb, :w] = values(policy, ids[mb, :w], att[mb, :w])
+            if train_actor:
+                old_lp[mb, :w] = token_logprobs(policy, ids[mb, :w], att[mb, :w], only=mask[mb, :w])
+        adv, ret = advantages_for(cfg, rewards, old_v, mask)
+    on = mask.bool()
+    row = {"losses/explained_variance_before": explained_variance(old_v, ret, mask),
+           "returns/std": float(ret[on].float().std(unbiased=False)) if on.any() else float("nan")}
+    if old_lp is not None:
+        row["logprobs/rollout_gap"] = float(((old_lp - rollout_lps).abs() * mask).sum() / mask.sum().clamp(min=1))
+    if train_actor and cfg.ppo.whiten_advantages:
+        # whitened over the whole batch's action tokens (every rank's share, under scale_up's FSDP2), as the loss
+        # would over one minibatch of everything
+        adv = masked_whiten(adv, mask, across_ranks=True)
+    ppo_cfg = replace(cfg.ppo, whiten_advantages=False)
+    set_trainable(policy, actor=train_actor, critic=True)
+    policy.model.train()
+    stats_all = []
+    for epoch in range(epochs or cfg.ppo_epochs):
+        order = minibatch_order(groups, cfg.seed, step, epoch)
+        size = cfg.accumulate if cfg.accumulate > 0 else len(order)
+        for chunk in (order[i:i + size] for i in range(0, len(order), size)):
+            for o in optims.values():
+                o.zero_grad(set_to_none=True)
+            chunk_tokens = sum(float(mask[mb, :w].sum()) for mb, w in chunk) or 1.0
+            for mb, w in chunk:
+                sl = (mb, slice(0, w))
+                share = float(mask[sl].sum()) / chunk_tokens  # the chunk's loss is its token mean
+                # Each backward runs inside its adapter's block: checkpointing recomputes the layers' forward
+                # during backward, and that recomputation must route through the adapter the forward used.
+                with checkpointing(policy.model) if checkpointed(cfg, len(mb), w) else nullcontext():
+                    with using_adapter(policy.model, CRITIC):
+                        v = values(policy, ids[sl], att[sl])
+                        vloss = cfg.ppo.vf_coef * value_loss(v, ret[sl], mask[sl])
+                        (share * vloss).backward()
+                    if train_actor:
+                        with using_adapter(policy.model, ACTOR):
+                            lp = token_logprobs(policy, ids[sl], att[sl], only=mask[sl])
+                            loss, stats = ppo_loss(lp, old_lp[sl], adv[sl], v.detach(), ret[sl], mask[sl], ppo_cfg)
+                            (share * loss).backward()  # v is detached: this reaches the actor only
+                    else:
+                        stats = {"losses/value": float(vloss.detach()),
+                                 "losses/explained_variance": explained_variance(v.detach(), ret[sl], mask[sl])}
+                stats_all.append(stats)
+            for name, o in optims.items():
+                if name == "actor" and not train_actor:
+                    continue
+                torch.nn.utils.clip_grad_norm_([p for g in o.param_groups for p in g["params"]], cfg.max_grad_norm)
+                o.step()
+    policy.model.eval()
+    set_trainable(policy, actor=False, critic=False)
+    for k in stats_all[0]:
+        vals = [s[k] for s in stats_all if s.get(k) == s.get(k)]  # drop NaN
+        pick = {"ratio/min": min, "ratio/max": max}.get(k, lambda v: sum(v) / len(v))
+        row[k] = pick(vals) if vals else float("nan")
+    row.update({"reward/mean": float(sum(t.rewards[cfg.reward] for t in trajs) / len(trajs)),
+                "success/mean": float(sum(t.verifier["strict"] for t in trajs) / len(trajs)),
+                "tokens/generated": sum(t.tokens["generated"] for t in trajs)})
+    return row
