@@ -59,6 +59,14 @@ def write_jsonl_atomic(path: Path, rows: list) -> None:
     write_text_atomic(path, "".join((r.to_json() if hasattr(r, "to_json") else json.dumps(r)) + "\n" for r in rows))
 
 
+def read_json(path: Path):
+    """The JSON document in `path`; one that does not parse raises ValueError('PATH: not JSON (reason)')."""
+    try:
+        return json.loads(Path(path).read_text())
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not JSON ({e})") from e
+
+
 def read_jsonl(path: Path, parse: Callable[[str], T] = json.loads, what: str = "JSON") -> list[T]:
     """The non-blank lines of `path`, each through `parse`; a line that does not parse raises
     ValueError('PATH:LINE: not WHAT (reason)')."""

@@ -15,9 +15,10 @@ verifier and rewards are unchanged; sandboxes run on this node's CPUs (`--worker
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from pathlib import Path
+
+from rsi_lite.rundir import StageDir, rsr_dir
 
 
 def make_policy(model: str, adapter: str | None, *, use_vllm: bool, tp: int = 1):
@@ -37,10 +38,9 @@ def make_policy(model: str, adapter: str | None, *, use_vllm: bool, tp: int = 1)
 
 def rsr(run: Path, cycle: int, use_vllm: bool, tp: int) -> None:
     from rsi_lite.rsr.config import RSRConfig
-    from rsi_lite.rsr.stage import run_rsr, stage_dir
+    from rsi_lite.rsr.stage import run_rsr
 
-    d = stage_dir(run, cycle)
-    cfg = RSRConfig.from_dict(json.loads((d / "config.json").read_text()))
+    cfg = RSRConfig.from_dict(rsr_dir(run, cycle).read("config.json"))
     policy = make_policy(cfg.model, None if cfg.init == "base" else cfg.init, use_vllm=use_vllm, tp=tp)
     run_rsr(run, cycle, policy=policy, progress=True, until="dataset")
 
@@ -54,13 +54,13 @@ def rpr(run: Path, stage: str, k: int, use_vllm: bool, tp: int, workers: int | N
     from rsi_lite.tasks import family_check_counts
     from rsi_lite.tasks.suites import pool_tasks
 
-    d = Path(run) / stage
-    cfg = RPRConfig.from_dict(json.loads((d / "config.json").read_text()))
-    step, prev = d / f"step-{k:03d}", d / f"step-{k - 1:03d}"
+    d = StageDir(Path(run) / stage)
+    cfg = RPRConfig.from_dict(d.read("config.json"))
+    step, prev = d.step(k), d.step(k - 1)
     if (step / "rollouts.jsonl").is_file():
         print(f"{step}/rollouts.jsonl exists")
         return
-    if k and not (prev / "DONE").is_file():
+    if k and not prev.done:
         raise FileNotFoundError(f"{prev}/DONE: missing; train step {k - 1} first (python -m scale_up.train ppo ...)")
     adapter = str(prev / "actor") if k else (None if cfg.init == "base" else cfg.init)
     tasks = pool_tasks(run, cfg)
@@ -73,7 +73,7 @@ def rpr(run: Path, stage: str, k: int, use_vllm: bool, tp: int, workers: int | N
     if use_vllm:
         rc = RolloutConfig(**{**rc.to_dict(), "engine": "continuous"})
     policy = make_policy(cfg.model, adapter, use_vllm=use_vllm, tp=tp)
-    roll_out_step(policy, cfg, tasks, d, k, family_divisors(family_check_counts(tasks)), name=stage, rollout=rc,
+    roll_out_step(policy, cfg, tasks, d.path, k, family_divisors(family_check_counts(tasks)), name=stage, rollout=rc,
                   shard=shard, shards=shards, progress=True)
 
 
@@ -81,8 +81,9 @@ def evaluate(out: Path, checkpoint: str, model: str, use_vllm: bool, tp: int) ->
     from rsi_lite.eval.evaluate import evaluate as run_eval
     from rsi_lite.loop.phases import EvalConfig
 
-    cfg = EvalConfig.from_dict(json.loads((out / "eval_config.json").read_text()))
-    if (out / "DONE").is_file():
+    stage = StageDir(out)
+    cfg = EvalConfig.from_dict(stage.read("eval_config.json"))
+    if stage.done:
         return
     rc = cfg.rollout
     if use_vllm:
@@ -92,7 +93,7 @@ def evaluate(out: Path, checkpoint: str, model: str, use_vllm: bool, tp: int) ->
     policy = make_policy(model, None if checkpoint == "base" else checkpoint, use_vllm=use_vllm, tp=tp)
     run_eval(policy, cfg.suites, out, k=cfg.k, rollout=rc, checkpoint=checkpoint, limit=cfg.limit, spread=True,
              progress=True)
-    (out / "DONE").write_text("")
+    stage.mark_done()
 
 
 def main(argv=None) -> None:

@@ -20,7 +20,6 @@ with the same command (`--resume`), and `rsi-lite report DIR` works on it unchan
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shlex
 import subprocess
@@ -29,13 +28,13 @@ from dataclasses import asdict, replace
 from pathlib import Path
 
 from rsi_lite.loop.phases import EvalConfig, Profile, profile, start
-from rsi_lite.records import write_json_atomic
+from rsi_lite.records import read_json, write_json_atomic
 from rsi_lite.rollout.trajectory import read_trajectories, write_trajectories
 from rsi_lite.rpr.config import RPRConfig
 from rsi_lite.rpr.stage import run_rpr, schedule
 from rsi_lite.rsr.config import RSRConfig
-from rsi_lite.rsr.stage import run_rsr, stage_dir
-from rsi_lite.rundir import config_file
+from rsi_lite.rsr.stage import run_rsr
+from rsi_lite.rundir import StageDir, rpr_dir, rsr_dir
 
 
 class Launcher:
@@ -128,37 +127,38 @@ class DistributedStages:
         self.l = launcher
 
     def rsr(self, run: Path, cycle: int, cfg: RSRConfig, progress: bool):
-        d = stage_dir(run, cycle)
-        if not (d / "DONE").is_file():
-            d.mkdir(parents=True, exist_ok=True)
-            config_file(d, cfg, RSRConfig)
+        d = rsr_dir(run, cycle)
+        if not d.done:
+            d.path.mkdir(parents=True, exist_ok=True)
+            d.config(cfg, RSRConfig)
             self.l.generate(["rsr", "--dir", str(run), "--cycle", str(cycle)])
             self.l.train(["sft", "--dir", str(run), "--cycle", str(cycle)])
         return run_rsr(run, cycle)  # every step's file exists now: the funnel and DONE, no model loaded
 
     def rpr(self, run: Path, cycle: int, cfg: RPRConfig, name: str, progress: bool):
-        d = Path(run) / name
-        if not (d / "DONE").is_file():
-            d.mkdir(parents=True, exist_ok=True)
+        d = rpr_dir(run, cycle, name)
+        if not d.done:
+            d.path.mkdir(parents=True, exist_ok=True)
             # probes run on the laptop path only: here the frontier rule reads the steps' own verdicts
-            cfg = config_file(d, replace(cfg, probe_samples=0), RPRConfig)
+            cfg = d.config(replace(cfg, probe_samples=0), RPRConfig)
             for k in range(len(schedule(cfg))):
-                step = d / f"step-{k:03d}"
-                if (step / "DONE").is_file():
+                step = d.step(k)
+                if step.done:
                     continue
                 if not (step / "rollouts.jsonl").is_file():
                     shards = min(self.l.nodes, cfg.batch_tasks)
                     self.l.generate(["rpr", "--dir", str(run), "--stage", name, "--step", str(k)], shards=shards)
-                    merge_shards(step, shards)
+                    merge_shards(step.path, shards)
                 self.l.train(["ppo", "--dir", str(run), "--stage", name, "--step", str(k)])
         return run_rpr(run, cycle, name=name)  # assembles the finished steps; no model loaded
 
     def eval(self, d: Path, checkpoint: str, cfg: EvalConfig, model: str, progress: bool):
-        if not (d / "DONE").is_file():
+        stage = StageDir(d)
+        if not stage.done:
             d.mkdir(parents=True, exist_ok=True)
-            write_json_atomic(d / "eval_config.json", asdict(cfg))
+            stage.write("eval_config.json", asdict(cfg))
             self.l.generate(["eval", "--out", str(d), "--checkpoint", checkpoint, "--model", model])
-        return json.loads((d / "results.json").read_text())
+        return stage.read("results.json")
 
 
 def merge_shards(step: Path, shards: int) -> None:
@@ -167,7 +167,7 @@ def merge_shards(step: Path, shards: int) -> None:
         return
     parts = [read_trajectories(step / f"rollouts.part-{i}-of-{shards}.jsonl") for i in range(shards)]
     merged = [parts[i][j] for j in range(max(map(len, parts))) for i in range(shards) if j < len(parts[i])]
-    infos = [json.loads((step / f"rollout.part-{i}-of-{shards}.json").read_text()) for i in range(shards)]
+    infos = [read_json(step / f"rollout.part-{i}-of-{shards}.json") for i in range(shards)]
     write_json_atomic(step / "rollout.json", {**infos[0], "rollout_s": max(x["rollout_s"] for x in infos),
                                               "shards": shards})
     write_trajectories(merged, step / "rollouts.jsonl")

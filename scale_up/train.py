@@ -25,6 +25,9 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+from rsi_lite.records import read_json
+from rsi_lite.rundir import StageDir, rsr_dir
+
 from . import dist as D
 
 
@@ -50,9 +53,7 @@ def sft(run: Path, cycle: int, rank: int, world: int) -> None:
     from rsi_lite.rsr.clean import Example
     from rsi_lite.rsr.config import RSRConfig
     from rsi_lite.rsr.sft import train_sft
-    from rsi_lite.rsr.stage import stage_dir
-
-    d = stage_dir(run, cycle)
+    d = rsr_dir(run, cycle).path
     if (d / "checkpoint" / "adapter_config.json").is_file():
         if rank == 0:
             print(f"{d}/checkpoint exists: nothing to train")
@@ -60,7 +61,7 @@ def sft(run: Path, cycle: int, rank: int, world: int) -> None:
     if not (d / "dataset.jsonl").is_file():
         raise FileNotFoundError(f"{d}/dataset.jsonl: missing; run `python -m scale_up.generate rsr --dir {run} "
                                 f"--cycle {cycle}` first")
-    cfg = RSRConfig.from_dict(json.loads((d / "config.json").read_text()))
+    cfg = RSRConfig.from_dict(read_json(d / "config.json"))
     examples = [Example.from_dict(r) for r in read_jsonl(d / "dataset.jsonl")]
     kept = [e for e in examples if len(e.input_ids) <= cfg.sft.max_len and sum(e.loss_mask)]
     # fewer examples than ranks: every rank trains on none (as the laptop does with an empty dataset)
@@ -88,15 +89,15 @@ def ppo(run: Path, stage: str, k: int, rank: int, world: int) -> None:
     from rsi_lite.rpr.config import RPRConfig
     from rsi_lite.rpr.stage import load_optimizers, make_optimizers, update_step
 
-    d = Path(run) / stage
-    cfg = RPRConfig.from_dict(json.loads((d / "config.json").read_text()))
-    step, prev = d / f"step-{k:03d}", (d / f"step-{k - 1:03d}" if k else None)
-    if (step / "DONE").is_file():
+    d = StageDir(Path(run) / stage)
+    cfg = RPRConfig.from_dict(d.read("config.json"))
+    step, prev = d.step(k), (d.step(k - 1) if k else None)
+    if step.done:
         return
     if not (step / "rollouts.jsonl").is_file():
         raise FileNotFoundError(f"{step}/rollouts.jsonl: missing; run `python -m scale_up.generate rpr --dir {run} "
                                 f"--stage {stage} --step {k}` first")
-    if prev is not None and not (prev / "DONE").is_file():
+    if prev is not None and not prev.done:
         raise FileNotFoundError(f"{prev}/DONE: missing; steps run in order")
     policy = _actor(cfg, str(prev / "actor") if prev else cfg.init, world,
                     critic=str(prev / "critic") if prev else (cfg.critic_from or ""))

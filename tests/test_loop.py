@@ -154,7 +154,7 @@ def test_profiles_round_trip_and_gpu_says_what_is_missing(monkeypatch):
 
 SCRIPT = """
 import sys
-from rsi_lite.loop import profile, start
+from rsi_lite.loop.phases import profile, start
 p = profile("smoke")
 p.model = sys.argv[2]
 p.eval.suites = ["core", "val"]

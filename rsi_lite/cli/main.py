@@ -124,14 +124,14 @@ def cmd_eval(a) -> int:
 def cmd_rsr(a) -> int:
     import json
 
+    from ..records import read_json
     from ..rsr import RSRConfig, run_discovery_ablation, run_rsr
-    from ..rsr.stage import stage_dir
+    from ..rundir import rsr_checkpoint, rsr_dir
 
-    cfg_path = stage_dir(Path(a.run), a.cycle) / "config.json"
-    if cfg_path.is_file():
+    if (rsr_dir(a.run, a.cycle) / "config.json").is_file():
         cfg = None  # resuming: the stage's own config
     else:
-        cfg = RSRConfig.from_dict(json.loads(Path(a.config).read_text())) if a.config else RSRConfig()
+        cfg = RSRConfig.from_dict(read_json(a.config)) if a.config else RSRConfig()
         if a.init:
             cfg.init = a.init
         if a.pool_size:
@@ -140,7 +140,7 @@ def cmd_rsr(a) -> int:
             cfg.sft.report_to = a.report_to
     funnel = run_rsr(Path(a.run), a.cycle, cfg, progress=True)
     print(json.dumps({k: v for k, v in funnel.items() if k != "sft"}, indent=1))
-    print(f"checkpoint: {stage_dir(Path(a.run), a.cycle) / 'checkpoint'}")
+    print(f"checkpoint: {rsr_checkpoint(a.run, a.cycle)}")
     if a.ablation:
         print(json.dumps(run_discovery_ablation(Path(a.run), a.cycle, progress=True), indent=1))
     return 0
@@ -149,21 +149,23 @@ def cmd_rsr(a) -> int:
 def cmd_rpr(a) -> int:
     import json
 
+    from ..records import read_json
     from ..rpr.config import RPRConfig
     from ..rpr.stage import run_rpr
+    from ..rundir import inherited_critic, rpr_dir, rsr_checkpoint
 
     run = Path(a.run)
     a.from_base = a.from_ == "base"
     name = f"rpr-{a.cycle}" + ("-from-base" if a.from_base else "")
-    if (run / name / "config.json").is_file():
+    if (rpr_dir(run, a.cycle, name) / "config.json").is_file():
         cfg = None  # resuming: the stage's own config
     else:
-        cfg = RPRConfig.from_dict(json.loads(Path(a.config).read_text())) if a.config else RPRConfig()
-        rsr = run / f"rsr-{a.cycle}" / "checkpoint"
+        cfg = RPRConfig.from_dict(read_json(a.config)) if a.config else RPRConfig()
+        rsr = rsr_checkpoint(run, a.cycle)
         cfg.init = "base" if a.from_base else (a.init or (str(rsr) if rsr.is_dir() else cfg.init))
-        previous = run / f"rpr-{a.cycle - 1}" / "critic"
-        if a.critic == "inherit" and previous.is_dir() and not cfg.critic_from:
-            cfg.critic_from = str(previous)
+        critic = inherited_critic(run, a.cycle)
+        if a.critic == "inherit" and not cfg.critic_from and critic and Path(critic).is_dir():
+            cfg.critic_from = critic  # where the previous cycle's stage ran here
         if a.critic == "reset":
             cfg.critic_from = ""
         if a.reward:

@@ -44,18 +44,18 @@ removed until the branch has finished.
 from __future__ import annotations
 
 import gc
-import json
 import resource
 import time
 from pathlib import Path
 
 from ..policy.actor import load_actor
-from ..records import read_jsonl, write_json_atomic
+from ..records import read_json, read_jsonl, write_json_atomic
 from ..rollout.trajectory import read_trajectories
 from ..rpr.config import RPRConfig
 from ..rpr.stage import run_rpr
 from ..rsr.config import RSRConfig
 from ..rsr.stage import run_rsr
+from ..rundir import StageDir, inherited_critic, rpr_actor, rpr_dir, rsr_checkpoint, rsr_dir, seed_dir
 from ..timing import CLOCK, PAUSES
 from .profiles import EvalConfig, Profile, check_gpu_profile, profile
 
@@ -116,12 +116,13 @@ def stage_cost(d: Path) -> dict:
 def run_eval(d: Path, checkpoint: str, cfg: EvalConfig, model: str, progress: bool = False) -> dict:
     from ..eval.evaluate import evaluate
 
-    if (d / "DONE").is_file():
-        return json.loads((d / "results.json").read_text())
+    stage = StageDir(d)
+    if stage.done:
+        return stage.read("results.json")
     policy = load_actor(checkpoint, model=model)
     doc = evaluate(policy, cfg.suites, d, k=cfg.k, rollout=cfg.rollout, checkpoint=checkpoint, limit=cfg.limit,
                    spread=True, progress=progress)
-    (d / "DONE").write_text("")
+    stage.mark_done()
     return doc
 
 
@@ -129,10 +130,11 @@ def run_floor(d: Path, cfg: EvalConfig) -> dict:
     """What doing nothing scores on the evaluated tasks (`evaluate.floor`): the stage table's floor row."""
     from ..eval.evaluate import floor
 
-    if (d / "DONE").is_file():
-        return json.loads((d / "floor.json").read_text())
+    stage = StageDir(d)
+    if stage.done:
+        return stage.read("floor.json")
     doc = floor(cfg.suites, d, limit=cfg.limit, spread=True, backend=cfg.rollout.backend, workers=cfg.rollout.workers)
-    (d / "DONE").write_text("")
+    stage.mark_done()
     return doc
 
 
@@ -166,14 +168,13 @@ class Loop:
         self.stages = stages or LocalStages()
         self.base_eval = base_eval or self.dir / "eval-base"
         self.progress, self.log = progress, log
-        self.cost = json.loads((self.dir / "cost.json").read_text()) if (self.dir / "cost.json").is_file() else {}
-        self.selection = (json.loads((self.dir / "selection.json").read_text())
-                          if (self.dir / "selection.json").is_file() else {})
+        self.cost = StageDir(self.dir).read("cost.json", {})
+        self.selection = StageDir(self.dir).read("selection.json", {})
 
     def _timed(self, name: str, d: Path, fn):
         """Run one stage; record its cost (tokens and sandbox time from its files, wall time and peak
         memory of this attempt) unless it had already finished before this attempt."""
-        fresh = not (d / "DONE").is_file()
+        fresh = not StageDir(d).done
         resumed = fresh and d.is_dir() and any(d.iterdir())
         _reset_peak_rss()
         CLOCK.reset()
@@ -203,7 +204,7 @@ class Loop:
         """The floor row: the evaluated tasks' verifiers on untouched workspaces (seeds share it, as Base). It
         needs only the sandbox; where that fails the run goes on and the report leaves the row out."""
         d = self.base_eval.with_name("eval-floor")
-        if not (d / "DONE").is_file():
+        if not StageDir(d).done:
             self.log("[floor] what doing nothing scores on the evaluated tasks")
         try:
             self._timed("floor", d, lambda: run_floor(d, self.p.eval))
@@ -230,17 +231,16 @@ class Loop:
         return r["retained"], r["checkpoint"]
 
     def _eval_doc(self, stage: str) -> dict:
-        d = eval_dir(self.dir, stage, self.base_eval)
-        return json.loads((d / "results.json").read_text())
+        return StageDir(eval_dir(self.dir, stage, self.base_eval)).read("results.json")
 
     def rsr(self, cycle: int, init: str) -> str:
         cfg = RSRConfig.from_dict(self.p.rsr.to_dict())
         cfg.init, cfg.model = init, self.p.model
         cfg.rollout.seed, cfg.sft.seed = 1000 * self.seed + cycle, self.seed
-        d = self.dir / f"rsr-{cycle}"
         self.log(f"[RSR-{cycle}] self-rewrite from {init}")
-        self._timed(f"RSR-{cycle}", d, lambda: self.stages.rsr(self.dir, cycle, cfg, self.progress))
-        return str(d / "checkpoint")
+        self._timed(f"RSR-{cycle}", rsr_dir(self.dir, cycle).path, lambda: self.stages.rsr(self.dir, cycle, cfg,
+                                                                                          self.progress))
+        return str(rsr_checkpoint(self.dir, cycle))
 
     def rpr(self, label: str, name: str, cycle: int, init: str, critic: str, *, actor_lr: float | None = None,
             reward: str | None = None, steps: int | None = None) -> str:
@@ -250,9 +250,9 @@ class Loop:
         cfg.reward = reward or cfg.reward
         cfg.steps = steps or cfg.steps
         self.log(f"[{label}] PPO from {init}, critic {'from ' + critic if critic else 'fresh'}, reward {cfg.reward}")
-        d = self.dir / name
-        self._timed(label, d, lambda: self.stages.rpr(self.dir, cycle, cfg, name, self.progress))
-        return str(d / "actor")
+        self._timed(label, rpr_dir(self.dir, cycle, name).path,
+                    lambda: self.stages.rpr(self.dir, cycle, cfg, name, self.progress))
+        return str(rpr_actor(self.dir, cycle, name))
 
     def heldout(self, label: str, name: str, incoming: tuple[str, str], ck: str) -> None:
         """The RPR phase's incoming checkpoint and its actor on fresh instances of the kinds its first probe found
@@ -267,7 +267,7 @@ class Loop:
         if not (d / "kinds.json").is_file():
             made = write_heldout(self.dir / name, d / "tasks", n)
             write_json_atomic(d / "kinds.json", {"per_kind": n, "tasks": made})
-        if not json.loads((d / "kinds.json").read_text())["tasks"]:
+        if not StageDir(d).read("kinds.json")["tasks"]:
             self.log(f"[{label}] held-out kinds: its first probe found no kind learnable; nothing to measure")
             return
         cfg = EvalConfig(suites=[str(d / "tasks")], k=suite_k(self.p.eval.k, "core"), rollout=self.p.eval.rollout)
@@ -277,14 +277,10 @@ class Loop:
             self._timed(f"heldout {label}: {stage}", e, lambda: self.stages.eval(e, c, cfg, self.p.model, self.progress))
 
     def go(self) -> dict:
-        from ..tasks.suites import write_pool
+        from ..tasks.suites import ensure_pool
 
         self.dir.mkdir(parents=True, exist_ok=True)
-        pool = self.dir / "pool"
-        if not (pool / "DONE").is_file():
-            write_pool(pool, self.p.pool_size)
-            (pool / "DONE").write_text("")
-        self.p.rsr.pool = self.p.rpr.pool = str(pool)
+        self.p.rsr.pool = self.p.rpr.pool = str(ensure_pool(self.dir, self.p.pool_size))
 
         self.evaluate("Base", "base")
         self.floor()
@@ -296,7 +292,7 @@ class Loop:
             stages[f"RSR-{cycle}"] = ck
             self.evaluate(f"RSR-{cycle}", ck)
             kept = self.select(f"RSR-{cycle}", kept, (f"RSR-{cycle}", ck))
-            critic = str(self.dir / "rpr-1" / "critic") if cycle == 2 else ""  # inherited across cycles
+            critic = inherited_critic(self.dir, cycle)
             lr = self.p.rpr2_actor_lr if cycle == 2 else None
             if cycle == 2:
                 rpr2_init = kept[1]
@@ -306,7 +302,7 @@ class Loop:
             self.evaluate(f"RPR-{cycle}", ck)
             kept = self.select(f"RPR-{cycle}", kept, (f"RPR-{cycle}", ck))
         # the controls start where their main-branch counterpart started; they never change what is retained
-        inherited = str(self.dir / "rpr-1" / "critic")
+        inherited = inherited_critic(self.dir, 2)
         branches = {"direct-ppo": dict(cycle=1, init="base", critic="", steps=2 * self.p.rpr.steps),
                     "critic-reset": dict(cycle=2, init=rpr2_init, critic="", actor_lr=self.p.rpr2_actor_lr),
                     "reward-fdr": dict(cycle=2, init=rpr2_init, critic=inherited, actor_lr=self.p.rpr2_actor_lr,
@@ -320,7 +316,7 @@ class Loop:
         doc = {"stages": stages, "retained": kept[0], "final_checkpoint": kept[1], "controls": list(self.controls),
                "cycles": self.cycles}
         write_json_atomic(self.dir / "result.json", doc)
-        (self.dir / "DONE").write_text("")
+        StageDir(self.dir).mark_done()
         return doc
 
 
@@ -333,15 +329,10 @@ def _check_cycles(cycles: int, controls, where) -> None:
                          f"cycle never reaches")
 
 
-def _seed_dir(out: Path, seeds, s: int) -> Path:
-    """Where seed s of a run lives: the run directory itself when it has one seed."""
-    return out if len(seeds) == 1 else out / f"seed-{s}"
-
-
 def _unfinish(out: Path, seeds) -> None:
     """The run is no longer finished: every seed's DONE goes (its stages' DONE files stay)."""
     for s in seeds:
-        (_seed_dir(out, seeds, s) / "DONE").unlink(missing_ok=True)
+        StageDir(seed_dir(out, seeds, s)).unmark()
 
 
 def start(out: Path, name: str, *, resume: bool = False, controls=(), seeds=(0,), cycles: int | None = None,
@@ -357,7 +348,7 @@ def start(out: Path, name: str, *, resume: bool = False, controls=(), seeds=(0,)
     if run_json.is_file():
         if not resume:
             raise FileExistsError(f"{run_json}: a run is already here; add --resume to continue it, or use a new --out")
-        saved = json.loads(run_json.read_text())
+        saved = read_json(run_json)
         p, seeds = Profile.from_dict(saved["profile"]), tuple(saved["seeds"])
         was = saved.get("cycles", 2)
         if cycles == 2 and was == 1:  # a finished cycle one is kept: only RSR-2 onwards (and the controls) run
@@ -394,7 +385,7 @@ def start(out: Path, name: str, *, resume: bool = False, controls=(), seeds=(0,)
     t0 = time.monotonic()
     results = {}
     for s in seeds:
-        d = _seed_dir(out, seeds, s)
+        d = seed_dir(out, seeds, s)
         if len(seeds) > 1:
             log(f"== seed {s} ({d})")
         results[s] = Loop(d, Profile.from_dict(p.to_dict()), seed=s, controls=controls, cycles=cycles,
@@ -408,4 +399,4 @@ def read_stage_metrics(d: Path) -> list[dict]:
     """An RPR stage's per-step metrics (also while it runs: from the finished step directories)."""
     if (d / "metrics.jsonl").is_file():
         return read_jsonl(d / "metrics.jsonl")
-    return [json.loads((s.parent / "metrics.json").read_text()) for s in sorted(d.glob("step-*/DONE"))]
+    return [s.read("metrics.json") for s in StageDir(d).finished()]

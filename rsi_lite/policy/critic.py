@@ -20,6 +20,8 @@ import math
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..records import read_json
+
 CRITIC = "critic"
 ACTOR = "actor"
 
@@ -56,7 +58,7 @@ def add_critic(policy, *, r: int | None = None, alpha: int | None = None, seed: 
     with quiet_peft():
         if path is not None:
             path = Path(path)
-            meta = json.loads((path / "critic.json").read_text())
+            meta = read_json(path / "critic.json")
             policy.model.load_adapter(str(path), adapter_name=CRITIC, is_trainable=True)
         else:
             meta = {"hidden_size": policy.model.config.hidden_size}
@@ -70,7 +72,7 @@ def add_critic(policy, *, r: int | None = None, alpha: int | None = None, seed: 
         # Near-constant values to start with. torch's default init gives values that vary by about 1 from
         # token to token (last hidden states have norm ~50 in the 135M model), while the returns of a batch
         # of mostly failed episodes vary by a few hundredths: explained variance then starts in the
-        # hundreds below zero (measured: -569) and says nothing about learning. A small random head (not a
+        # hundreds below zero (docs/history.md) and says nothing about learning. A small random head (not a
         # zero one, which would zero the first step's gradient into the critic's LoRA weights) starts near
         # 0; the bias is set to the first batch's mean reward by `rpr.init_value_bias`.
         torch.nn.init.normal_(head.weight, std=0.01 / math.sqrt(meta["hidden_size"]))

@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..records import atomic_dir
+from ..records import atomic_dir, read_json
 
 
 @contextmanager
@@ -135,7 +135,7 @@ def model_info(name_or_path: str = BUNDLED) -> dict:
         info["parameters"] = _count_parameters(weights)
         meta = p / "rsi-lite.json"
         if meta.is_file():
-            info["prepared_from"] = json.loads(meta.read_text())["source"]
+            info["prepared_from"] = read_json(meta)["source"]
     return info
 
 

@@ -4,14 +4,10 @@ of `core` is kinds no rollout ever solves), this is where a refinement that lear
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ..loop.phases import STAGES, eval_dir
-
-
-def _read(path: Path):
-    return json.loads(path.read_text()) if path.is_file() else None
+from ..rundir import StageDir
 
 
 def heldout_rows(d: Path) -> dict:
@@ -22,18 +18,18 @@ def heldout_rows(d: Path) -> dict:
     out, names = {}, {x.lower(): x for x in STAGES}
     for cyc in (1, 2):
         h = d / f"heldout-rpr-{cyc}"
-        meta = _read(h / "kinds.json")
+        meta = StageDir(h).read("kinds.json", None)
         if not meta or not meta["tasks"]:
             continue
         rows = []
-        for e in sorted(h.glob("eval-*/DONE")):
-            doc = json.loads((e.parent / "results.json").read_text())
+        for e in StageDir(h).finished("eval"):
+            doc = e.read("results.json")
             by_kind: dict[str, list[int]] = {}
-            for t in read_trajectories(e.parent / "trajectories.jsonl"):
+            for t in read_trajectories(e / "trajectories.jsonl"):
                 got = by_kind.setdefault(meta["tasks"].get(t.task, "?"), [0, 0])
                 got[0], got[1] = got[0] + int(bool(t.verifier.get("strict"))), got[1] + 1
             r = next(iter(doc["suites"].values()))
-            rows.append({"stage": names[e.parent.name.removeprefix("eval-")], "checkpoint": doc["checkpoint"],
+            rows.append({"stage": names[e.path.name.removeprefix("eval-")], "checkpoint": doc["checkpoint"],
                          "success": r["success"], "runs": r["runs"], "strict": r["strict"], "episodes": r["episodes"],
                          "by_kind": dict(sorted(by_kind.items()))})
         rows.sort(key=lambda r: r["stage"] == f"RPR-{cyc}")  # the incoming checkpoint first
@@ -78,9 +74,9 @@ def refinement_room(run: Path, d: Path, selection: dict, suites=("core", "val"))
     for cyc in (1, 2):
         stage, incoming = d / f"rpr-{cyc}", selection.get(f"RSR-{cyc}", {}).get("retained")
         files = sorted(stage.glob("step-*/trajectories.jsonl")) + sorted(stage.glob("probe-*/trajectories.jsonl"))
-        cfg = _read(stage / "config.json")
+        cfg = StageDir(stage).read("config.json", None)
         e = eval_dir(d, incoming, run / "eval-base") if incoming else None
-        if not files or not cfg or e is None or not (e / "DONE").is_file():
+        if not files or not cfg or e is None or not StageDir(e).done:
             continue
         pool = kinds_of(Path(cfg.get("pool") or run / "pool"))
         solved = {pool[t.task] for f in files for t in read_trajectories(f) if t.verifier.get("strict") and t.task in pool}

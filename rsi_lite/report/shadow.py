@@ -5,10 +5,10 @@ notebook 03 show it.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ..loop.phases import CONTROLS, eval_dir
+from ..records import read_json
 
 RUST_C = ("The paper's case study: on a Rust-C task the final model built a static Rust binary, ran a C-linkage "
           "smoke test, and then delegated the actual expression evaluation to Python, which passed the hidden fuzz "
@@ -56,7 +56,7 @@ def shadow_findings(run: Path, d: Path | None = None, show: int = 5) -> dict:
     for c in (1, 2):
         r = d / f"rsr-{c}"
         if (r / "flags.json").is_file():  # the gate's verdicts, by index into the kept re-solves
-            flags = json.loads((r / "flags.json").read_text())
+            flags = read_json(r / "flags.json")
             add(r.name, [(t, flags.get(str(i), [])) for i, t in enumerate(kept_resolves(r)) if t.verifier.get("strict")])
         evaluation(eval_dir(d, f"RSR-{c}"))
         add(f"rpr-{c}", replayed(sorted((d / f"rpr-{c}").glob("step-*/trajectories.jsonl"))))

@@ -13,13 +13,13 @@ extreme ~ TB 4.0 only in their role), so compare shapes, not numbers.
 from __future__ import annotations
 
 import html
-import json
 import statistics
 from pathlib import Path
 
 from ..loop.phases import CONTROLS, STAGES, eval_dir, read_stage_metrics
 from ..loop.profiles import TABLE_SUITES
-from ..records import write_json_atomic, write_text_atomic
+from ..records import read_json, write_json_atomic, write_text_atomic
+from ..rundir import StageDir, rsr_dir, seed_dir
 from .claims import claims
 from .heldout import heldout_markdown, heldout_rows, refinement_room
 from .shadow import shadow_findings, shadow_markdown
@@ -40,13 +40,13 @@ CURVE_KEYS = ("step", "phase", "success/mean", "success/any", "batch/learnable",
 
 def read_probes(d: Path) -> list[dict]:
     """An RPR stage's probes of its pool (also while it runs), without the per-task counts."""
-    rows = [json.loads((p.parent / "metrics.json").read_text()) for p in sorted(d.glob("probe-*/DONE"))]
+    rows = [p.read("metrics.json") for p in StageDir(d).finished("probe")]
     return [{k: v for k, v in r.items() if k != "by_task"} for r in rows]
 
 
 def _seed_dirs(run: Path) -> list[tuple[int, Path]]:
-    seeds = json.loads((run / "run.json").read_text())["seeds"]
-    return [(s, run if len(seeds) == 1 else run / f"seed-{s}") for s in seeds]
+    seeds = read_json(run / "run.json")["seeds"]
+    return [(s, seed_dir(run, seeds, s)) for s in seeds]
 
 
 def _differences(a, b, where: str = "") -> list[str]:
@@ -59,13 +59,13 @@ def _differences(a, b, where: str = "") -> list[str]:
 def _runs_of_seeds(run: Path, also) -> tuple[list[tuple[int, Path, Path]], list[str]]:
     """(seed, its run, its directory) for `run` and the further runs `also` of the same profile, and where their
     profiles differ. Each run keeps its own Base evaluation; a seed may appear in one run only."""
-    meta = json.loads((run / "run.json").read_text())
+    meta = read_json(run / "run.json")
     out, notes = [(s, run, d) for s, d in _seed_dirs(run)], []
     for other in map(Path, also):
         path = other / "run.json"
         if not path.is_file():
             raise ValueError(f"{path}: missing (not a run directory of `rsi-lite run`)")
-        om = json.loads(path.read_text())
+        om = read_json(path)
         if om["profile"]["name"] != meta["profile"]["name"]:
             raise ValueError(f"{path}: profile.name {om['profile']['name']!r}, but {run} is a "
                              f"{meta['profile']['name']!r} run: only seeds of one profile share a table")
@@ -77,28 +77,24 @@ def _runs_of_seeds(run: Path, also) -> tuple[list[tuple[int, Path, Path]], list[
     return out, notes
 
 
-def _read(path: Path):
-    return json.loads(path.read_text()) if path.is_file() else None
-
-
 def seed_report(run: Path, d: Path) -> dict:
     """One seed's stages, controls, selection, funnels, curves and cost."""
     def stage_row(label: str) -> dict | None:
         e = eval_dir(d, label, run / "eval-base")
-        doc = _read(e / "results.json") if (e / "DONE").is_file() else None
+        doc = StageDir(e).read("results.json") if StageDir(e).done else None
         if doc is None:
             return None
         return {"stage": label, "checkpoint": doc["checkpoint"],
                 "suites": {s: {**{f: r[f] for f in SUITE_FIELDS}, "runs": r.get("runs", [r["success"]])}
                            for s, r in doc["suites"].items()}}
 
-    selection = _read(d / "selection.json") or {}
+    selection = StageDir(d).read("selection.json", {})
     retained = {v["retained"] for v in selection.values()}
     stages = [r for r in map(stage_row, STAGES) if r]
     for r in stages:
         r["retained"] = r["stage"] in retained or (r["stage"] == "Base" and not selection)
     controls = {label: r for label, _ in CONTROLS.values() if (r := stage_row(label))}
-    funnels = {f"RSR-{c}": f for c in (1, 2) if (f := _read(d / f"rsr-{c}" / "funnel.json"))}
+    funnels = {f"RSR-{c}": f for c in (1, 2) if (f := rsr_dir(d, c).read("funnel.json", None))}
     curves = {}
     for name in ["rpr-1", "rpr-2"] + [dirname for _, dirname in CONTROLS.values()]:
         rows = read_stage_metrics(d / name) if (d / name).is_dir() else []
@@ -106,7 +102,7 @@ def seed_report(run: Path, d: Path) -> dict:
             curves[name] = {k: [r.get(k) for r in rows] for k in CURVE_KEYS}
             curves[name]["probes"] = read_probes(d / name)
     return {"stages": stages, "controls": controls, "selection": selection, "funnel": funnels, "curves": curves,
-            "cost": _read(d / "cost.json") or {}, "result": _read(d / "result.json"),
+            "cost": StageDir(d).read("cost.json", {}), "result": StageDir(d).read("result.json", None),
             "reward_shares": {name: failure_shares(d / name) for name in ("rpr-1", "rpr-2", "rpr-2-fdr")
                               if (d / name).is_dir()},
             "shadow": shadow_findings(run, d), "heldout": heldout_rows(d),
@@ -153,7 +149,7 @@ def build(run: Path, also=()) -> dict:
     `--cycles 1`) join it: each stage's row is the mean over the seeds that ran it, with their sd, and its
     per-run successes (the claims' spread) are every seed's."""
     run = Path(run)
-    meta = json.loads((run / "run.json").read_text())
+    meta = read_json(run / "run.json")
     seed_dirs, differences = _runs_of_seeds(run, also)
     per_seed = {s: seed_report(r, d) for s, r, d in seed_dirs}
     first = next(iter(per_seed.values()))
@@ -184,7 +180,7 @@ def build(run: Path, also=()) -> dict:
             "shadow": {s: p["shadow"] for s, p in per_seed.items()},
             "heldout": {s: p["heldout"] for s, p in per_seed.items()},
             "room": {s: p["room"] for s, p in per_seed.items()},
-            "floor": _read(run / "eval-floor" / "floor.json") if (run / "eval-floor" / "DONE").is_file() else None,
+            "floor": StageDir(run / "eval-floor").read("floor.json") if StageDir(run / "eval-floor").done else None,
             "reference": {"table2": PAPER_TABLE2, "swr": PAPER_SWR, "lhtb_strict_of_46": PAPER_LHTB_STRICT}}
 
 

@@ -6,12 +6,13 @@ with the figures they give. Pure but for reading the stage's finished trajectory
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..records import read_json
 from ..rollout.trajectory import Trajectory
+from ..rundir import StageDir
 
 if TYPE_CHECKING:
     from .config import RPRConfig
@@ -65,8 +66,9 @@ def history(d: Path, before: int) -> list[tuple[str, int]]:
     order they ran (probe K runs before step K)."""
     from ..rollout.trajectory import read_trajectories
 
-    parts = [(int(p.parent.name.split("-")[1]), 0, p.parent) for p in d.glob("probe-*/DONE")]
-    parts += [(int(p.parent.name.split("-")[1]), 1, p.parent) for p in d.glob("step-*/DONE")]
+    stage = StageDir(d)
+    parts = [(int(p.path.name.split("-")[1]), 0, p) for p in stage.finished("probe")]
+    parts += [(int(p.path.name.split("-")[1]), 1, p) for p in stage.finished("step")]
     out = []
     for k, is_step, part in sorted(parts):
         if k < before or (k == before and not is_step):
@@ -163,10 +165,10 @@ def probe_curves(probes: list[dict]) -> dict:
 def first_frontier_kinds(d: Path, tasks: list) -> list[str]:
     """The kinds the first probe of the stage in `d` found learnable (solved in some of their episodes, not all):
     fixed before any training step."""
-    probe = d / "probe-000" / "metrics.json"
+    probe = StageDir(d).probe(0) / "metrics.json"
     if not probe.is_file():
         raise FileNotFoundError(f"{probe}: missing (the stage's first probe has not run)")
-    first = json.loads(probe.read_text())
+    first = read_json(probe)
     if "by_kind" not in first:
         from ..rollout.trajectory import read_trajectories
 
@@ -185,7 +187,7 @@ def write_heldout(stage: Path, out: Path, per_kind: int) -> dict[str, str]:
     from .config import RPRConfig
 
     stage = Path(stage)
-    cfg = RPRConfig.from_dict(json.loads((stage / "config.json").read_text()))
+    cfg = RPRConfig.from_dict(read_json(stage / "config.json"))
     kinds = first_frontier_kinds(stage, pool_tasks(stage.parent, cfg))
     if not kinds:
         return {}

@@ -27,12 +27,12 @@ at 1e-4 and 5e-4, from a measured sweep (`python -m rsi_lite.bench.update --acto
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
 from ..rollout.engine import RolloutConfig, run_episodes
 from ..rollout.trajectory import Trajectory, write_trajectories
+from ..rundir import StageDir, rpr_dir
 from ..timing import CLOCK
 from ..tracking import Curves
 from .batches import PROBE_SEED, kind_map, probe_curves, probe_jobs, probe_points, probe_row, schedule, step_jobs
@@ -80,17 +80,13 @@ def step_rollout(cfg: RPRConfig, k: int, *, probe: bool = False) -> RolloutConfi
     return RolloutConfig(**{**cfg.rollout.to_dict(), "seed": cfg.seed * 1000 + k, "verify_turns": turns})
 
 
-def _finished_steps(d: Path) -> list[Path]:
-    return sorted(p.parent for p in d.glob("step-*/DONE"))
-
-
 def prune_old_steps(d: Path, keep: int = 2) -> None:
     """Drop the weights and optimizer states (optim-rank*.pt) of all but the newest
     `keep` finished steps: a kill before the next DONE resumes from the newest; one spare."""
     import shutil
 
-    for old in _finished_steps(d)[:-keep]:
-        for part in old.iterdir():
+    for old in StageDir(d).finished()[:-keep]:
+        for part in old.path.iterdir():
             if part.name in ("actor", "critic") or part.name.startswith("optim"):
                 shutil.rmtree(part, ignore_errors=True) if part.is_dir() else part.unlink(missing_ok=True)
 
@@ -112,7 +108,7 @@ def roll_out_step(policy, cfg: RPRConfig, tasks, d: Path, k: int, divisors: dict
     it (items shard, shard + shards, ...) rolled out by `policy`, written to d/step-K."""
     from ..records import write_json_atomic
 
-    step = d / f"step-{k:03d}"
+    step = StageDir(d).step(k).path
     phase, jobs, drew = step_jobs(cfg, tasks, d, k, kinds)
     part = "" if shards == 1 else f".part-{shard}-of-{shards}"
     t0 = time.monotonic()
@@ -153,12 +149,11 @@ def update_step(policy, optims: dict, cfg: RPRConfig, d: Path, k: int, *, rank: 
 
     from ..policy.actor import save_actor
     from ..policy.critic import save_critic
-    from ..records import write_json_atomic
     from ..rollout.trajectory import read_trajectories
 
-    step = d / f"step-{k:03d}"
+    step = StageDir(d).step(k)
     trajs = read_trajectories(step / "rollouts.jsonl")
-    info = json.loads((step / "rollout.json").read_text())
+    info = step.read("rollout.json")
     if len(trajs) < world:
         raise ValueError(f"{step}/rollouts.jsonl: {len(trajs)} episodes cannot be shared by {world} ranks "
                          "(batch_tasks and warmup_tasks must be at least the number of GPUs)")
@@ -172,7 +167,7 @@ def update_step(policy, optims: dict, cfg: RPRConfig, d: Path, k: int, *, rank: 
         row = {key: reduce(v) if isinstance(v, float) else v for key, v in row.items()}
     if bias is not None:
         row["critic/bias_init"] = bias
-    earlier = [json.loads((s / "metrics.json").read_text()) for s in _finished_steps(d)]
+    earlier = [s.read("metrics.json") for s in StageDir(d).finished()]
     successes = sum(bool(t.verifier.get("strict")) for t in trajs)
     flagged = sum(bool(t.verifier.get("flags")) for t in trajs)
     any_success = int(successes > 0)
@@ -198,9 +193,9 @@ def update_step(policy, optims: dict, cfg: RPRConfig, d: Path, k: int, *, rank: 
         save_actor(policy, step / "actor", state_dict=model_state)
         save_critic(policy, step / "critic", state_dict=model_state, head_state=head_state)
         shutil.copyfile(step / "rollouts.jsonl", step / "trajectories.jsonl")
-        write_json_atomic(step / "world.json", {"world": world})
-        write_json_atomic(step / "metrics.json", row)
-        (step / "DONE").write_text("")
+        step.write("world.json", {"world": world})
+        step.write("metrics.json", row)
+        step.mark_done()
         prune_old_steps(d)
     return row
 
@@ -209,7 +204,7 @@ def load_optimizers(optims: dict, step: Path, rank: int, world: int) -> None:
     """The optimizer states a finished step saved for this rank (a stage continues with as many ranks)."""
     import torch
 
-    saved_world = json.loads((step / "world.json").read_text())["world"] if (step / "world.json").is_file() else 1
+    saved_world = StageDir(step).read("world.json", {"world": 1})["world"]
     if saved_world != world:
         raise ValueError(f"{step}/world.json: the optimizer states were written by {saved_world} rank(s), "
                          f"this run has {world}")
@@ -230,16 +225,16 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
     import shutil
 
     from ..algos.rewards import family_divisors
-    from ..records import atomic_dir, write_json_atomic, write_jsonl_atomic
-    from ..rundir import config_file
+    from ..records import atomic_dir, write_jsonl_atomic
     from ..tasks import family_check_counts
     from ..tasks.suites import pool_tasks
 
-    d = Path(run) / (name or f"rpr-{cycle}")
+    stage = rpr_dir(run, cycle, name)
+    d = stage.path
     d.mkdir(parents=True, exist_ok=True)
-    cfg = config_file(d, cfg, RPRConfig)
-    if (d / "DONE").is_file():
-        return json.loads((d / "summary.json").read_text())
+    cfg = stage.config(cfg, RPRConfig)
+    if stage.done:
+        return stage.read("summary.json")
     tasks = pool_tasks(run, cfg)
     if not tasks:
         raise ValueError(f"{d / 'config.json'}: pool_difficulty / pool_families leave no task of the pool")
@@ -252,8 +247,8 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
 
     def actor():
         if state["policy"] is None:  # loaded only when something is left to run
-            done = _finished_steps(d)
-            last = done[-1] if done else None
+            done = stage.finished()
+            last = done[-1].path if done else None
             state["policy"] = load_actor_critic(str(last / "actor") if last else cfg.init,
                                                 str(last / "critic") if last else cfg.critic_from, cfg.model, cfg.dtype)
             state["optims"] = make_optimizers(state["policy"], cfg)
@@ -263,18 +258,18 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
 
     kinds = kind_map(tasks)  # every task's kind, once: the probes count by it, the kind rule draws by it
     for k, is_step in events:
-        part = d / (f"step-{k:03d}" if is_step else f"probe-{k:03d}")
-        if (part / "DONE").is_file():
+        part = stage.step(k) if is_step else stage.probe(k)
+        if part.done:
             continue
         if not is_step:
             t0 = time.monotonic()
             trajs = run_episodes(actor(), probe_jobs(cfg, tasks), step_rollout(cfg, PROBE_SEED, probe=True),
                                  policy_name=f"rpr-{cycle}:probe-{k}", reward_divisors=divisors, progress=progress)
             row = {**probe_row(trajs, k, kinds), "rollout_s": round(time.monotonic() - t0, 1)}
-            with atomic_dir(part) as tmp:  # a killed probe leaves nothing behind: it runs again whole
+            with atomic_dir(part.path) as tmp:  # a killed probe leaves nothing behind: it runs again whole
                 write_trajectories(trajs, tmp / "trajectories.jsonl")
-                write_json_atomic(tmp / "metrics.json", row)
-                (tmp / "DONE").write_text("")
+                StageDir(tmp).write("metrics.json", row)
+                StageDir(tmp).mark_done()
             curves.add({key: row[key] for key in ("pool_success", "tasks_solved", "tasks_learnable")}, k, prefix="probe/")
             continue
         if not (part / "rollouts.jsonl").is_file():
@@ -282,9 +277,9 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
         row = update_step(actor(), state["optims"], cfg, d, k)
         curves.add(row, k)
     curves.close()
-    steps = _finished_steps(d)
-    metrics = [json.loads((s / "metrics.json").read_text()) for s in steps]
-    probes = [json.loads((p.parent / "metrics.json").read_text()) for p in sorted(d.glob("probe-*/DONE"))]
+    steps = stage.finished()
+    metrics = [s.read("metrics.json") for s in steps]
+    probes = [p.read("metrics.json") for p in stage.finished("probe")]
     write_jsonl_atomic(d / "metrics.jsonl", metrics)
     write_jsonl_atomic(d / "probes.jsonl", probes)
     for part in ("actor", "critic"):
@@ -302,6 +297,6 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
                "probe_s": [p.get("rollout_s") for p in probes],
                "wall_s_this_run": round(time.monotonic() - t_stage, 1),
                "actor": str(d / "actor"), "critic": str(d / "critic")}
-    write_json_atomic(d / "summary.json", summary)
-    (d / "DONE").write_text("")
+    stage.write("summary.json", summary)
+    stage.mark_done()
     return summary

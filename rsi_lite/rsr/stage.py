@@ -23,7 +23,7 @@ from ..policy.actor import load_actor, save_actor
 from ..records import read_jsonl, write_json_atomic, write_jsonl_atomic
 from ..rollout.engine import RolloutConfig, run_episodes
 from ..rollout.trajectory import Trajectory, read_trajectories, write_trajectories
-from ..rundir import config_file
+from ..rundir import StageDir, rsr_dir
 from ..tasks.suites import pool_tasks
 from .clean import Example, build_example
 from .config import RSRConfig
@@ -34,10 +34,6 @@ from .runbook import extractive_runbook, model_runbooks, render
 from .sft import train_sft
 
 # ---------------------------------------------------------------- files
-
-def stage_dir(run: Path, cycle: int, suffix: str = "") -> Path:
-    return Path(run) / f"rsr-{cycle}{suffix}"
-
 
 # ---------------------------------------------------------------- the steps
 
@@ -186,7 +182,7 @@ def kept_resolves(d: Path, resolves: list[Trajectory] | None = None) -> list[Tra
     prefix where `prefixes.json` (written only when the stage cuts) says so. flags.json and the acceptance read
     them by their index here."""
     resolves = read_trajectories(d / "resolves.jsonl") if resolves is None else resolves
-    cuts = json.loads((d / "prefixes.json").read_text()) if (d / "prefixes.json").is_file() else {}
+    cuts = StageDir(d).read("prefixes.json", {})
     return [cut_after(t, cuts[str(i)]) if str(i) in cuts else t for i, t in enumerate(resolves)]
 
 
@@ -197,11 +193,12 @@ def run_rsr(run: Path, cycle: int, cfg: RSRConfig | None = None, *, policy=None,
     is loaded only when a step still needs it."""
     from ..tasks import load_task
 
-    d = stage_dir(run, cycle)
+    stage = rsr_dir(run, cycle)
+    d = stage.path
     d.mkdir(parents=True, exist_ok=True)
-    cfg = config_file(d, cfg, RSRConfig)
-    if (d / "DONE").is_file():
-        return json.loads((d / "funnel.json").read_text())
+    cfg = stage.config(cfg, RSRConfig)
+    if stage.done:
+        return stage.read("funnel.json")
     loaded = [policy]
 
     def actor():
@@ -244,7 +241,7 @@ def run_rsr(run: Path, cycle: int, cfg: RSRConfig | None = None, *, policy=None,
 
         write_json_atomic(d / "flags.json", {str(i): f for i, f in successes_flags(
             kept, backend=cfg.rollout.backend, workers=cfg.rollout.workers).items() if f})
-    flags = json.loads((d / "flags.json").read_text()) if cfg.shadow_gate else {}
+    flags = stage.read("flags.json") if cfg.shadow_gate else {}
     accepted, rejected = [], {}
     for i, (t, rid) in enumerate(zip(kept, which)):
         why = accept(t, by_id[rid]["runbook"], load_task(Path(t.task_path)))
@@ -277,7 +274,7 @@ def run_rsr(run: Path, cycle: int, cfg: RSRConfig | None = None, *, policy=None,
                        for h in cfg.discovery_harnesses},
         "runbooks": len(rows), "runbooks_by_planner": {p: sum(r["planner"] == p for r in rows)
                                                        for p in ("model", "extractive")},
-        "model_planner": json.loads((d / "model_planner.json").read_text()),
+        "model_planner": stage.read("model_planner.json"),
         "approved": sum(v["approved"] for v in verdicts), "resolves": len(resolves),
         "resolve_successes": sum(bool(t.verifier.get("strict")) for t in resolves),
         "accepted": len(accepted), "rejected": rejected,
@@ -285,12 +282,12 @@ def run_rsr(run: Path, cycle: int, cfg: RSRConfig | None = None, *, policy=None,
         "accepted_prefixes": sum(t.finish_reason == "passing_prefix" for t in accepted),
         "trimmed_successes": sum(k.finish_reason == "passing_prefix" and bool(r.verifier.get("strict"))
                                  for r, k in zip(resolves, kept)),
-        "retokenize_failures": json.loads((d / "dataset_meta.json").read_text())["retokenize_failures"],
+        "retokenize_failures": stage.read("dataset_meta.json")["retokenize_failures"],
         "examples": len(examples), "training_tokens": sum(sum(e.loss_mask) for e in examples),
-        "sft": json.loads((d / "sft.json").read_text()),
+        "sft": stage.read("sft.json"),
     }
-    write_json_atomic(d / "funnel.json", funnel)
-    (d / "DONE").write_text("")
+    stage.write("funnel.json", funnel)
+    stage.mark_done()
     return funnel
 
 
@@ -313,12 +310,12 @@ def funnel_table(funnel: dict) -> str:
 
 def run_discovery_ablation(run: Path, cycle: int, *, progress: bool = False) -> dict:
     """The ablation: SFT straight on the stripped discovery successes (no runbook, no re-solve)."""
-    src = stage_dir(run, cycle)
-    d = stage_dir(run, cycle, "-ablation")
+    src, stage = rsr_dir(run, cycle), rsr_dir(run, cycle, "-ablation")
+    d = stage.path
     d.mkdir(parents=True, exist_ok=True)
-    cfg = RSRConfig.from_dict(json.loads((src / "config.json").read_text()))
-    if (d / "DONE").is_file():
-        return json.loads((d / "summary.json").read_text())
+    cfg = RSRConfig.from_dict(src.read("config.json"))
+    if stage.done:
+        return stage.read("summary.json")
     if not (src / "successes.jsonl").is_file():
         raise FileNotFoundError(f"{src}/successes.jsonl: run the RSR stage's discovery first")
     policy = load_actor(cfg.init, model=cfg.model, dtype=cfg.dtype)
@@ -330,6 +327,6 @@ def run_discovery_ablation(run: Path, cycle: int, *, progress: bool = False) -> 
     save_actor(policy, d / "checkpoint")
     summary = {"examples": len(examples), "retokenize_failures": bad,
                "training_tokens": sum(sum(e.loss_mask) for e in examples), "sft": summary}
-    write_json_atomic(d / "summary.json", summary)
-    (d / "DONE").write_text("")
+    stage.write("summary.json", summary)
+    stage.mark_done()
     return summary

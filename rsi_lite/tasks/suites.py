@@ -19,6 +19,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from ..rundir import StageDir
 from .composite import compose
 from .families import DIFFICULTIES, FAMILIES, TRAIN_FAMILIES
 from .spec import TaskSpec, write_task
@@ -133,6 +134,15 @@ def write_pool(dest: Path, n: int = 360) -> list[Path]:
     return [write_task(spec, Path(dest) / name, suite="train", seed=seed) for name, seed, spec in pool_specs(n, exclude=exclude)]
 
 
+def ensure_pool(run: Path, n: int) -> Path:
+    """RUN/pool: `n` generated pool tasks, written on first use (DONE once whole; the seeds of a run share it)."""
+    pool = StageDir(Path(run) / "pool")
+    if not pool.done:
+        write_pool(pool.path, n)
+        pool.mark_done()
+    return pool.path
+
+
 def pool_tasks(run: Path, cfg):
     """The training pool of a stage's config (`pool`, `pool_size`, and the optional `pool_difficulty` and
     `pool_families` filters): the directory `cfg.pool`, else RUN/pool, written on first use."""
@@ -143,10 +153,6 @@ def pool_tasks(run: Path, cfg):
         if not tasks:
             raise FileNotFoundError(f"pool: {cfg.pool} holds no tasks")
     else:
-        pool = Path(run) / "pool"
-        if not (pool / "DONE").is_file():
-            write_pool(pool, cfg.pool_size)
-            (pool / "DONE").write_text("")
-        tasks = find_tasks(pool)
+        tasks = find_tasks(ensure_pool(run, cfg.pool_size))
     difficulty, families = getattr(cfg, "pool_difficulty", None), getattr(cfg, "pool_families", None)
     return [t for t in tasks if (not difficulty or t.difficulty in difficulty) and (not families or t.family in families)]

@@ -1,6 +1,6 @@
 """What the notebooks' first cells need, so that teaching cells stay a few lines.
 
-    from rsi_lite.nb import BUDGET, ROOT, SMALL
+    from rsi_lite.teach.nb import BUDGET, ROOT, SMALL
 
 `SMALL` is true under `RSI_LITE_BUDGET=small` (CI runs every notebook so, with the smallest settings);
 `ROOT` is the repository, wherever the notebook was opened from (JupyterLab's root, a copy elsewhere).
