@@ -12,9 +12,9 @@ engine calls `start` once and `step` once per turn.
                        workspace and the model is told which checks still fail (names only,
                        never the tests' code); the episode ends when every check passes
 
-The two last ones build on the exemplar harness because, measured on the bundled 135M model,
-neither phases nor feedback alone get a single reply in the right format: 0 of 16 easy core
-tasks with feedback alone, against solved tasks once the worked examples are there too.
+The two last ones build on the exemplar harness because, on the bundled 135M model, neither
+phases nor feedback alone get a reply in the right format, and the worked examples do
+(docs/experiments.md, "Figures behind the code's choices").
 
 Everything a helper harness adds is a `control` message, so a success found with help can
 be stripped back to what the plain harness would have shown.
@@ -87,8 +87,8 @@ class Harness:
     def start(self, instruction: str, workdir: str = "/app", guidance: str | None = None) -> list[Message]:
         """The opening messages. `guidance` (a runbook, during a guided re-solve) is a message of its own kind,
         so that cleaning can delete it and leave the public conversation. It goes just before the instruction:
-        a small model answers the last message it sees (measured on the 135M model: notes after the task
-        were continued as a list, 1 of 12 re-solves passed; notes before it, 10 of 12)."""
+        a small model answers the last message it sees: notes after the task were continued as a list, and
+        the re-solves failed (docs/experiments.md, "Figures behind the code's choices")."""
         task = Message("instruction", TASK_TEMPLATE.format(instruction=instruction.strip(), workdir=workdir))
         notes = [Message("guidance", guidance)] if guidance else []
         return [*self._preamble(instruction), *notes, task, *self._after_start()]

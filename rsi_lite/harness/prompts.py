@@ -117,9 +117,9 @@ EXAMPLES = [
              ("cd /app && python3 -c 'from calc import halve; print(halve(8))'", "4.0"))),
     # A second example of three operations the 135M model copied wrongly from one: on their 16 easy pool tasks,
     # exemplar and verifier-feedback harnesses at temperature 0.3, it wrote `tail -n 3` for the first lines,
-    # merged the CSV example's `head -n 1` look into its lookup, wrote the new file outside the new directory
-    # (0 of 32 episodes passed); with these three, 6 of 32 passed. Last in the set, since ties between equally
-    # similar examples keep the set's order.
+    # merged the CSV example's `head -n 1` look into its lookup, wrote the new file outside the new directory;
+    # with these three it solved some (docs/experiments.md, "Figures behind the code's choices"). Last in the
+    # set, since ties between equally similar examples keep the set's order.
     Example("Save the first 2 lines of /app/menu.txt into /app/top.txt.", "printf 'soup\nbread\ncake\n' > /app/menu.txt",
             (("head -n 2 /app/menu.txt > /app/top.txt", ""),
              ("cat /app/top.txt", "soup\nbread"))),
@@ -160,8 +160,8 @@ def choose_examples(instruction: str, n: int = 3) -> list[Example]:
     of the task's kinds of file (extensions) goes first, the file type deciding the tool, then the set's
     order. (The tie is real: for "Count the data rows of /app/x.csv ... write the number to /app/y.txt" a
     CSV lookup and "Write the number of words in /app/poem.txt ..." scored the same, and the set's order
-    chose the poem; with the CSV lookup shown the 135M model solved 20 of 36 such discovery episodes, with
-    the poem 1 of 72.)"""
+    chose the poem; the 135M model solved such tasks with the CSV lookup shown and almost never with the poem:
+    docs/experiments.md, "Figures behind the code's choices".)"""
     words, exts = _words(instruction), _extensions(instruction)
     score = [round(sum(_IDF[w] for w in words & b), 9) for b in _BAGS]  # rounded: equal sums are ties
     ranked = sorted(range(len(EXAMPLES)), key=lambda i: (-score[i], -len(exts & _EXTS[i]), i))

@@ -84,8 +84,8 @@ def profile(name: str) -> Profile:
         s = name == "smoke"
         # the self-rewrite of configs/rsr-tiny.json: configs/rsr-core.json's recipe (the four families discovery
         # opens, runbooks, re-solves, the cuts) at a seventh of its cost: one discovery harness (verifier
-        # feedback, which found 81 of that run's 142 successes) once per task, one source per task, and a
-        # shorter, hotter SFT (4 epochs at 6e-4; docs/experiments.md measured 3, 4 and 8 epochs)
+        # feedback, which found most of that run's successes) once per task, one source per task, and a
+        # shorter, hotter SFT (4 epochs at 6e-4, chosen among the epoch counts docs/experiments.md measured)
         rsr = RSRConfig.from_dict(recipe("rsr-tiny.json"))
         if s:  # every code path, nothing more: two families, one re-solve, one epoch
             rsr.pool_size, rsr.pool_families, rsr.discovery_harnesses = 6, ["file_ops", "text_processing"], ["exemplar"]
@@ -96,15 +96,15 @@ def profile(name: str) -> Profile:
                         batch_tasks=2 if s else 4, minibatch=2, rollout=short, pool_difficulty=rsr.pool_difficulty,
                         pool_families=rsr.pool_families, probe_samples=1, probe_tasks=2 if s else 4,
                         accumulate=0, ppo_epochs=2)
-        # 15 of core's 45 tasks three times each (one run of 15 tasks moves by more than the +15 points the
-        # self-rewrite should show: docs/experiments.md, 2026-12-03), 9 of val's 27 once (evenly spaced: every
-        # family); one of each other suite keeps its column (at 135M they read 0, and two tasks would tell no more)
+        # 15 of core's 45 tasks three times each (one run of 15 tasks moves by more than the gain the
+        # self-rewrite should show: docs/experiments.md), 9 of val's 27 once (evenly spaced: every family); one
+        # of each other suite keeps its column (at 135M they read 0, and two tasks would tell no more)
         ev = EvalConfig(k={"core": 2 if s else 3, "*": 1}, limit=1 if s else {"core": 15, "val": 9, "*": 1}, rollout=RolloutConfig(
             harness="plain", temperature=0.6, max_turns=1 if s else 2, max_new_tokens=32 if s else 48))
         return Profile(name, rsr.pool_size, rsr, rpr, rpr.actor_lr / 5, ev)
     if name == "cpu":
         # the mini replication: the committed recipes whose stages were measured one by one (docs/experiments.md):
-        # the self-rewrite of configs/rsr-core.json (+29.6 on core from Base) and the refinement of
+        # the self-rewrite of configs/rsr-core.json (its gain on core: docs/experiments.md) and the refinement of
         # configs/rpr-core-kinds-turn.json, on one pool of RSR's size; all of core and val, 3 runs each, and 9
         # tasks of every other suite, evenly spaced (one of each family)
         rsr = RSRConfig.from_dict(recipe("rsr-core.json"))

@@ -50,19 +50,19 @@ class RSRConfig:
     resolve_with_examples: bool = True
     """Show the harness's fixed worked examples during a re-solve too, as private context stripped like the
     runbook (the prompt and action format stay the plain harness's). The 135M model cannot hold the action
-    format from the plain prompt alone: with the runbook only, 2 of 12 re-solves of three solved tasks passed;
-    with the examples as well, 10 of 12. Set False for a model that can."""
+    format from the plain prompt alone: with the runbook only, far fewer re-solves pass (docs/experiments.md, "Figures behind the code's choices").
+    Set False for a model that can."""
     keep_passing_prefix: bool = True
     """Also keep a failed re-solve cut after its first action that leaves a passing workspace: its commands are
     replayed in a fresh sandbox of the task, action by action, and the protected verifier judges each state.
     The 135M model often solves a task in its first action and then overwrites the result in the next
-    (`head -n 2 a > b`, then `cat a > b`); the cut keeps what it did right, all of it its own tokens.
-    In runs/rsr12 (README) 37 of 87 failed re-solves were cut and kept."""
+    (`head -n 2 a > b`, then `cat a > b`); the cut keeps what it did right, all of it its own tokens. How
+    many re-solves it keeps: docs/experiments.md, "Figures behind the code's choices"."""
     trim_after_pass: bool = True
     """Cut a successful re-solve after its first action that leaves a passing workspace when a later action
     changed the workspace again (replayed and fingerprinted as for `keep_passing_prefix`). Such a re-solve
     passes by luck: `grep -c ' ERROR ' a > n.txt`, then `cat n.txt > a` rewrites a file no check reads, and
-    trained on whole it teaches the overwrite that fails other tasks. In runs/rsr12, 7 of 103 successes."""
+    trained on whole it teaches the overwrite that fails other tasks."""
     shadow_gate: bool = True
     """Keep no re-solve that may be pretending to succeed (`verify.shadow.success_flags`): one whose commands,
     replayed in a fresh sandbox of its task's shadow twin (same instruction, other hidden data), fail there

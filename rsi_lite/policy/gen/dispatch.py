@@ -8,7 +8,8 @@
 Why transformers stays the CPU default: multi-turn episodes give prompts of many lengths, and CTranslate2
 prefills only up to the shortest prompt of a batch, feeding every other prompt's remaining tokens one decode
 step at a time, and keeps no episode's earlier turns between calls. Its decode step is faster, its prefill of
-ragged prompts much slower; on the rollout benchmark it ran at 0.88x the transformers engine (docs/experiments.md).
+ragged prompts much slower, and on the rollout benchmark (`python -m rsi_lite.bench.rollout`) it was no faster
+than the transformers engine (docs/experiments.md).
 Ask for it by name where prompts are alike in length.
 
 Every backend's generator offers `submit(key, prompt_ids)`, `poll()` -> `(key, Generation)`, `busy`, and is a

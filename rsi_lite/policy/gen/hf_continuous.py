@@ -19,9 +19,9 @@ each decoded token then attends to sixteen contexts, fifteen of them masked out,
 costs more than the model's own layers. While a generator runs we therefore route `sdpa`
 calls that carry the manager's sequence bounds (`cu_seq_lens_q`/`cu_seq_lens_k`) through
 `varlen_sdpa`, one attention call per request on its own keys; every other call, and every
-device other than the CPU, keeps the stock function. Same replies; at 16 slots with
-400-token contexts it doubled the decode rate of the bundled model, and the gain grows
-with the context (the stock call's cost grows with slots x total context).
+device other than the CPU, keeps the stock function. Same replies, faster decoding, and the
+gain grows with the context, since the stock call's cost grows with slots x total context
+(measured: docs/history.md).
 
 Log-probabilities are those of the distribution the token was drawn from (after
 temperature and top-p), as in `generate_batch`.
