@@ -18,7 +18,8 @@ from __future__ import annotations
 import heapq
 import re
 import time
-from concurrent.futures import ThreadPoolExecutor
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 
 from ..algos.rewards import compute_reward
@@ -155,81 +156,129 @@ def _open_episode(job: tuple, cfg: RolloutConfig, tok, limits: SandboxLimits) ->
 
 def _run_continuous(policy, jobs, cfg, policy_name, divisors, progress) -> list[Trajectory]:
     """The continuous engine: one loop that feeds ready prompts to the batcher and finished replies to the sandboxes."""
-    from collections import deque
-    from concurrent.futures import wait
+    run = _ContinuousRun(policy, jobs, cfg, policy_name, divisors, progress)
+    try:
+        with run.meter, run.gen:
+            while run.waiting or run.eps or run.work:
+                run.count_last_pass()
+                run.open_episodes()
+                run.submit_prompts()
+                run.take_replies()
+                run.take_sandbox_results()
+                run.end_pass()
+        _account(run.clock, run.meter, run.gen, run.finished.values())
+    finally:
+        run.close()
+    return [run.finished[i] for i in range(len(jobs))]
 
-    tok, stop = policy.tokenizer, stop_token_ids(policy.tokenizer)
-    limits = SandboxLimits(command_timeout=cfg.command_timeout)
-    t_wall = time.monotonic()
-    waiting = deque(range(len(jobs)))
-    queued = ReadyQueue()  # episodes whose prompt is ready, waiting for a decode slot
-    max_open = cfg.open_episodes or 2 * cfg.batch_size
-    eps: dict[int, _Episode] = {}
-    finished: dict[int, Trajectory] = {}
-    work: dict = {}  # future -> (what, job index)
-    asked: dict[int, float] = {}  # job index -> when its prompt was submitted
-    bar = _progress(len(jobs), progress)
-    meter = _forward_meter(policy, cfg)
-    gen = make_generator(policy, cfg, sorted(stop))
-    pool = ThreadPoolExecutor(max_workers=cfg.workers)
-    clock = {"generating": 0.0, "waiting": 0.0, "last": time.perf_counter(), "busy": 0}
 
-    def ready(i: int) -> None:
-        """Episode i may speak: submit its prompt, or end it if it is done or no longer fits."""
-        e = eps[i]
-        if not e.state.done and not e.stream.fit(cfg.context_budget - cfg.max_new_tokens):
+class _ContinuousRun:
+    """One call of the continuous engine: its episodes, the work in flight, and the steps of one pass of its loop.
+
+    No step of a pass blocks for long (only the poll waits, briefly), so a slow command or verifier never
+    holds up the decoding of the other episodes' replies.
+    """
+
+    def __init__(self, policy, jobs: list[tuple], cfg: RolloutConfig, policy_name: str, divisors: dict,
+                 progress: bool):
+        self.jobs, self.cfg, self.policy_name, self.divisors = jobs, cfg, policy_name, divisors
+        self.tok, self.stop = policy.tokenizer, stop_token_ids(policy.tokenizer)
+        self.limits = SandboxLimits(command_timeout=cfg.command_timeout)
+        self.t_wall = time.monotonic()
+        self.waiting = deque(range(len(jobs)))  # jobs not opened yet
+        self.queued = ReadyQueue()  # episodes whose prompt is ready, waiting for a decode slot
+        self.max_open = cfg.open_episodes or 2 * cfg.batch_size
+        self.eps: dict[int, _Episode] = {}
+        self.finished: dict[int, Trajectory] = {}
+        self.work: dict = {}  # future -> (what, job index)
+        self.asked: dict[int, float] = {}  # job index -> when its prompt was submitted
+        self.bar = _progress(len(jobs), progress)
+        self.meter = _forward_meter(policy, cfg)
+        self.gen = make_generator(policy, cfg, sorted(self.stop))
+        self.pool = ThreadPoolExecutor(max_workers=cfg.workers)
+        self.clock = {"generating": 0.0, "waiting": 0.0, "last": time.perf_counter(), "busy": 0}
+
+    def count_last_pass(self) -> None:
+        """The last pass's wall goes to generating if slots were decoding, else to waiting (all stood idle)."""
+        now = time.perf_counter()
+        self.clock["generating" if self.clock["busy"] else "waiting"] += now - self.clock["last"]
+        self.clock["last"] = now
+
+    def open_episodes(self) -> None:
+        """Open waiting jobs' episodes (sandboxes) until `max_open` are open or opening."""
+        opening = sum(w == "open" for w, _ in self.work.values())
+        while self.waiting and len(self.eps) + opening < self.max_open:
+            i = self.waiting.popleft()
+            self.work[self.pool.submit(_open_episode, self.jobs[i], self.cfg, self.tok, self.limits)] = ("open", i)
+            opening += 1
+
+    def submit_prompts(self) -> None:
+        """Give each free decode slot the next ready prompt (`ReadyQueue`'s order)."""
+        while self.queued and self.gen.busy < self.cfg.batch_size:
+            i = self.queued.pop()
+            self.asked[i] = time.monotonic()
+            self.gen.submit(i, self.eps[i].stream.prompt_ids())
+
+    def take_replies(self) -> None:
+        """Record each finished reply as its episode's action and hand it to the sandboxes to act on."""
+        for i, g in self.gen.poll(timeout=0.02 if self.work else 0.5):
+            e = self.eps[i]
+            e.timings["generate_s"] += time.monotonic() - self.asked.pop(i)
+            e.messages.append(Message("action", e.stream.add_action(g.token_ids, g.logprobs, self.stop)))
+            self.work[self.pool.submit(_act, e, self.limits)] = ("act", i)
+
+    def take_sandbox_results(self) -> None:
+        """Step each episode whose sandbox work is done: opened, acted on its reply, or verified."""
+        done, _ = wait(list(self.work), timeout=0) if self.work else (set(), None)
+        for f in done:
+            what, i = self.work.pop(f)
+            result = f.result()  # re-raises a sandbox or verifier error here
+            if what == "open":
+                self.eps[i] = result
+                self._ready(i)
+            elif what == "act":
+                self._observe(i, result)
+                self._ready(i)
+            else:
+                self._finish(i)
+
+    def end_pass(self) -> None:
+        """Stop a run that can no longer move; note whether slots are decoding, for the next pass's clock."""
+        if not self.work and not self.gen.busy and not self.waiting and not self.queued and self.eps:
+            raise RuntimeError("rollout stalled: live episodes with no pending work")
+        self.clock["busy"] = self.gen.busy
+
+    def _observe(self, i: int, new: list[Message]) -> None:
+        if new:
+            self.eps[i].stream.add_messages(new)
+            self.eps[i].messages += new
+
+    def _ready(self, i: int) -> None:
+        """Episode i may speak: queue its prompt, or verify it if it is done or no longer fits."""
+        e = self.eps[i]
+        if not e.state.done and not e.stream.fit(self.cfg.context_budget - self.cfg.max_new_tokens):
             e.state.finish("context")
         if e.state.done:
-            work[pool.submit(_final_verify, e, limits)] = ("verify", i)
+            self.work[self.pool.submit(_final_verify, e, self.limits)] = ("verify", i)
         else:
-            queued.push(i, e.state.turn)
+            self.queued.push(i, e.state.turn)
 
-    try:
-        with meter, gen:
-            while waiting or eps or work:
-                now = time.perf_counter()  # the last pass's wall: slots decoding, or all standing idle
-                clock["generating" if clock["busy"] else "waiting"] += now - clock["last"]
-                clock["last"] = now
-                while waiting and len(eps) + sum(w == "open" for w, _ in work.values()) < max_open:
-                    i = waiting.popleft()
-                    work[pool.submit(_open_episode, jobs[i], cfg, tok, limits)] = ("open", i)
-                while queued and gen.busy < cfg.batch_size:
-                    i = queued.pop()
-                    asked[i] = time.monotonic()
-                    gen.submit(i, eps[i].stream.prompt_ids())
-                for i, g in gen.poll(timeout=0.02 if work else 0.5):
-                    e = eps[i]
-                    e.timings["generate_s"] += time.monotonic() - asked.pop(i)
-                    e.messages.append(Message("action", e.stream.add_action(g.token_ids, g.logprobs, stop)))
-                    work[pool.submit(_act, e, limits)] = ("act", i)
-                done, _ = wait(list(work), timeout=0) if work else (set(), None)
-                for f in done:
-                    what, i = work.pop(f)
-                    result = f.result()  # re-raises a sandbox or verifier error here
-                    if what == "open":
-                        eps[i] = result
-                        ready(i)
-                    elif what == "act":
-                        if result:
-                            eps[i].stream.add_messages(result)
-                            eps[i].messages += result
-                        ready(i)
-                    else:
-                        finished[i] = _trajectory(eps.pop(i), cfg, policy_name, divisors, time.monotonic() - t_wall)
-                        bar.update(1)
-                if not work and not gen.busy and not waiting and not queued and eps:
-                    raise RuntimeError("rollout stalled: live episodes with no pending work")
-                clock["busy"] = gen.busy
-        _account(clock, meter, gen, finished.values())
-    finally:
-        for f in work:
+    def _finish(self, i: int) -> None:
+        """Episode i is verified: its trajectory is final."""
+        wall = time.monotonic() - self.t_wall
+        self.finished[i] = _trajectory(self.eps.pop(i), self.cfg, self.policy_name, self.divisors, wall)
+        self.bar.update(1)
+
+    def close(self) -> None:
+        """Cancel the work not started, wait for the rest, and close every sandbox still open."""
+        for f in self.work:
             f.cancel()
-        pool.shutdown(wait=True)
-        opened = [f.result() for f, (w, _) in work.items() if w == "open" and not f.cancelled() and not f.exception()]
-        for e in [*eps.values(), *opened]:
+        self.pool.shutdown(wait=True)
+        opened = [f.result() for f, (w, _) in self.work.items()
+                  if w == "open" and not f.cancelled() and not f.exception()]
+        for e in [*self.eps.values(), *opened]:
             e.sandbox.close()
-        bar.close()
-    return [finished[i] for i in range(len(jobs))]
+        self.bar.close()
 
 
 def _forward_meter(policy, cfg: RolloutConfig):
