@@ -70,8 +70,6 @@ def rpr(run: Path, stage: str, k: int, use_vllm: bool, tp: int, workers: int | N
     rc = step_rollout(cfg, k)
     if workers:
         rc = RolloutConfig(**{**rc.to_dict(), "workers": workers})
-    if use_vllm:
-        rc = RolloutConfig(**{**rc.to_dict(), "engine": "continuous"})
     policy = make_policy(cfg.model, adapter, use_vllm=use_vllm, tp=tp)
     roll_out_step(policy, cfg, tasks, d.path, k, family_divisors(family_check_counts(tasks)), name=stage, rollout=rc,
                   shard=shard, shards=shards, progress=True)
@@ -86,10 +84,6 @@ def evaluate(out: Path, checkpoint: str, model: str, use_vllm: bool, tp: int) ->
     if stage.done:
         return
     rc = cfg.rollout
-    if use_vllm:
-        from rsi_lite.rollout.engine import RolloutConfig
-
-        rc = RolloutConfig(**{**rc.to_dict(), "engine": "continuous"})
     policy = make_policy(model, None if checkpoint == "base" else checkpoint, use_vllm=use_vllm, tp=tp)
     run_eval(policy, cfg.suites, out, k=cfg.k, rollout=rc, checkpoint=checkpoint, limit=cfg.limit, spread=True,
              progress=True)

@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from rsi_lite.cli.main import main
 
 
@@ -48,3 +50,14 @@ def test_rpr_takes_the_config_with_the_seed_and_reward_given(tmp_path, monkeypat
     assert (seen["cfg"].seed, seen["cfg"].reward, seen["cfg"].steps, seen["name"]) == (1, "fdr", 3, "rpr-1")
     assert main(["rpr", "--run", str(tmp_path / "r"), "--config", str(config)]) == 0
     assert (seen["cfg"].seed, seen["cfg"].reward) == (0, "spr")
+
+
+def test_eval_accepts_engine_continuous_and_refuses_the_retired_lockstep(capsys):
+    """docs/experiments.md's eval commands pass `--engine continuous`; the lockstep engine is gone."""
+    from rsi_lite.cli.main import build_parser
+
+    args = ["eval", "--suite", "core", "--out", "runs/x", "--engine"]
+    assert build_parser().parse_args([*args, "continuous"]).engine == "continuous"
+    with pytest.raises(SystemExit):
+        build_parser().parse_args([*args, "lockstep"])
+    assert "invalid choice: 'lockstep'" in capsys.readouterr().err

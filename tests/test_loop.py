@@ -62,6 +62,10 @@ def test_controls_start_where_their_counterparts_start(tmp_path, fake_stages):
     assert rpr["control-direct-ppo"][4].steps == 2 * p.rpr.steps  # as many PPO steps as RPR-1 + RPR-2
     assert rpr["rpr-2-critic-reset"][2] == rpr["rpr-2"][2] and rpr["rpr-2-critic-reset"][3] == ""
     assert rpr["rpr-2-fdr"][4].reward == "fdr" and rpr["rpr-2-fdr"][3] == rpr["rpr-2"][3]
+    # every keyword a control passes arrives: RPR-2's actor learning rate on both RPR-2 branches, RPR-1's on direct PPO
+    assert rpr["rpr-2-critic-reset"][4].actor_lr == rpr["rpr-2-fdr"][4].actor_lr == p.rpr2_actor_lr
+    assert rpr["control-direct-ppo"][4].actor_lr == rpr["rpr-1"][4].actor_lr
+    assert rpr["rpr-2-critic-reset"][4].reward == rpr["rpr-2"][4].reward
     rep = build(tmp_path / "r")
     assert list(rep["controls"]) == ["Direct PPO", "RPR-2, critic reset", "RPR-2, FDR"]
     assert "Direct PPO" in stage_table(rep)

@@ -51,11 +51,9 @@ def _check_record(t: Trajectory, tok):
     assert {"s", "fdr", "spr"} == set(t.rewards) and "strict" in t.verifier
 
 
-@pytest.mark.parametrize("harness, engine", [("plain", "continuous"), ("exemplar", "continuous"),
-                                             ("state_machine", "continuous"), ("verifier_feedback", "continuous"),
-                                             ("plain", "lockstep"), ("verifier_feedback", "lockstep")])
-def test_records_are_consistent_under_every_harness(tiny_policy, core, harness, engine, bwrap_ok):
-    cfg = RolloutConfig(harness=harness, max_turns=2, max_new_tokens=12, temperature=1.0, engine=engine,
+@pytest.mark.parametrize("harness", ["plain", "exemplar", "state_machine", "verifier_feedback"])
+def test_records_are_consistent_under_every_harness(tiny_policy, core, harness, bwrap_ok):
+    cfg = RolloutConfig(harness=harness, max_turns=2, max_new_tokens=12, temperature=1.0,
                         batch_size=2)  # 3 jobs, 2 places: the third episode waits for a free one
     trajs = run_episodes(tiny_policy, [(core[0], 0), (core[5], 1), (core[9], 2)], cfg)
     assert [t.task for t in trajs] == [core[0].name, core[5].name, core[9].name]
@@ -188,19 +186,43 @@ def test_unknown_engine_is_an_error(tiny_policy, core):
         run_episodes(tiny_policy, [(core[0], 0)], RolloutConfig(engine="warp"))
 
 
+def test_the_retired_lockstep_engine_is_an_error_naming_the_field_and_old_configs_still_load():
+    """Run directories written while there were two engines hold `"engine": "continuous"` in their config.json."""
+    from rsi_lite.rsr.config import RSRConfig
+
+    old = {**RolloutConfig().to_dict(), "engine": "continuous"}
+    assert RolloutConfig(**old) == RolloutConfig()
+    assert RSRConfig.from_dict({"rollout": old}).rollout == RolloutConfig()
+    with pytest.raises(ValueError, match=r"RolloutConfig.engine: 'lockstep'.*retired"):
+        RolloutConfig(**{**old, "engine": "lockstep"})
+
+
 def test_batched_and_one_at_a_time_greedy_rollouts_choose_the_same_actions(core, bwrap_ok):
+    """Under greedy decoding the continuous engine's replies are plain `generate`'s: at batch 4 and at batch 1,
+    and each stored action is what `generate_batch` (one prompt, no padding, no cache shared) replies to the
+    stored tokens before it, so neither scheduling, prefix sharing nor cutting at the closed block changes them."""
+    from rsi_lite.policy.gen.hf_generate import generate_batch
+    from rsi_lite.rollout.engine import BLOCK_CLOSED
+    from rsi_lite.rollout.trajectory import stop_token_ids
+
     pol = load_policy(PolicyConfig(quantization="lora"))  # fp32; a fresh LoRA adapter is the identity
     jobs = [(core[i], 0) for i in (0, 6, 12, 20)]
     cfg = RolloutConfig(max_turns=2, max_new_tokens=24, temperature=0.0, batch_size=4, generation_backend="transformers")
     runs = {"continuous batch 4": run_episodes(pol, jobs, cfg),
-            "continuous batch 1": run_episodes(pol, jobs, RolloutConfig(**{**cfg.to_dict(), "batch_size": 1})),
-            "lockstep batch 4": run_episodes(pol, jobs, RolloutConfig(**{**cfg.to_dict(), "engine": "lockstep"}))}
-    actions = lambda t: [m["content"] for m in t.messages if m["kind"] == "action"]  # noqa: E731
-    ref = runs["continuous batch 1"]
-    total = sum(len(actions(x)) for x in ref)
-    for name in ("continuous batch 4", "lockstep batch 4"):
-        differ = sum(a != b for x, y in zip(runs[name], ref) for a, b in zip(actions(x), actions(y)))
-        print(f"greedy actions that differed between {name} and one at a time: {differ} of {total}")
+            "continuous batch 1": run_episodes(pol, jobs, RolloutConfig(**{**cfg.to_dict(), "batch_size": 1}))}
+    stop = sorted(stop_token_ids(pol.tokenizer))
+    runs["generate one at a time"] = [
+        [generate_batch(pol.model, pol.tokenizer, [t.token_ids[:a]], max_new_tokens=cfg.max_new_tokens, temperature=0.0,
+                        stop_ids=stop, stop_pattern=BLOCK_CLOSED)[0].token_ids for a, _ in t.turn_spans]
+        for t in runs["continuous batch 4"]]
+    assert all(t.context_cuts == 0 for t in runs["continuous batch 4"])  # so the stored tokens are each turn's prompt
+    actions = lambda t: [t.token_ids[a:b] for a, b in t.turn_spans]  # noqa: E731
+    ref = [actions(t) for t in runs["continuous batch 1"]]
+    total = sum(map(len, ref))
+    for name in ("continuous batch 4", "generate one at a time"):
+        got = [r if name.startswith("generate") else actions(r) for r in runs[name]]
+        differ = sum(a != b for x, y in zip(got, ref) for a, b in zip(x, y))
+        print(f"greedy actions that differed between {name} and continuous batch 1: {differ} of {total}")
         assert differ <= 1  # rare numerical ties aside, padding, batching and scheduling change nothing
 
 
@@ -305,14 +327,13 @@ def test_a_sandbox_that_dies_mid_episode_ends_that_episode_failed_not_the_run(ti
     assert t.verifier["reason"].startswith("sandbox lost:") and t.rewards["s"] == 0
 
 
-@pytest.mark.parametrize("engine", ["continuous", "lockstep"])
-def test_a_rollout_says_where_its_wall_went(tiny_policy, core, bwrap_ok, engine):
+def test_a_rollout_says_where_its_wall_went(tiny_policy, core, bwrap_ok):
     from rsi_lite.timing import CLOCK, WALL_PHASES
 
     CLOCK.reset()
     t0 = time.perf_counter()
     trajs = run_episodes(tiny_policy, [(core[i], 0) for i in range(4)],
-                         RolloutConfig(max_turns=2, max_new_tokens=8, batch_size=2, engine=engine))
+                         RolloutConfig(max_turns=2, max_new_tokens=8, batch_size=2))
     wall = time.perf_counter() - t0
     b = CLOCK.snapshot(wall)
     phases = b.get("rollout/generating", 0) + b.get("rollout/waiting", 0)

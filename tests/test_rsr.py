@@ -11,13 +11,14 @@ import torch
 
 from rsi_lite.harness.messages import Message
 from rsi_lite.policy.model import Policy, PolicyConfig, prepare_model
+from rsi_lite.rollout.trajectory import Trajectory
 from rsi_lite.rsr.clean import build_example, clean_turns
 from rsi_lite.rsr.config import RSRConfig
 from rsi_lite.rsr.leakage import find_leaks
 from rsi_lite.rsr.review import review
 from rsi_lite.rsr.runbook import extractive_runbook, parse_runbook, render, validate
 from rsi_lite.rsr.sft import SFTConfig, masked_nll, train_sft
-from rsi_lite.rsr.stage import accept, run_rsr, select_sources
+from rsi_lite.rsr.stage import accept, run_rsr, runbooks_of, select_sources
 from rsi_lite.rundir import config_file
 from rsi_lite.tasks import find_tasks, load_task
 
@@ -157,6 +158,32 @@ def test_accept_rejects_failures_and_quotes(tok, csv_task):
     failed = scripted_trajectory(tok, [Message("instruction", "Task"), Message("action", "ls")])
     failed.verifier = {"strict": 0}
     assert accept(failed, book, csv_task) == ["not a strict success"]
+
+
+def test_each_re_solve_is_paired_with_its_own_runbook_by_id_in_any_order_or_subset(tok, csv_task):
+    """The gate pairs a re-solve with the runbook it followed by the id the re-solve carries. Two runbooks of one
+    task; each re-solve quotes runbook 1. Against its own runbook only the one that followed runbook 1 quotes it,
+    whatever the order of the list or which re-solves are left in it (as a cut or filtered list has them)."""
+    books = [{"milestones": [f"Count the data rows of the {w} file with a tool you trust"], "checks": [],
+              "pitfalls": []} for w in ("first", "second")]
+    rows = [{"id": i, "task": csv_task.name, "runbook": b} for i, b in enumerate(books)]
+    resolves = []
+    for rid in (0, 0, 1, 1):
+        t = scripted_trajectory(tok, [Message("instruction", "Task"), Message("guidance", render(books[rid])),
+                                      Message("action", "# the data rows of the second file with a tool\nwc")])
+        t.meta["runbook"], t.seed = rid, len(resolves)
+        resolves.append(t)
+    quotes = lambda ts: [any("quotes the runbook" in r for r in accept(t, row["runbook"], csv_task))  # noqa: E731
+                         for t, row in zip(ts, runbooks_of(ts, rows))]
+    assert quotes(resolves) == [False, False, True, True]
+    assert quotes(resolves[::-1]) == [True, True, False, False]
+    assert quotes([resolves[1], resolves[3]]) == [False, True]
+    assert quotes([resolves[2]]) == [True]
+    old = Trajectory.from_json(resolves[2].to_json().replace('"meta": {"runbook": 1}', '"meta": {}'))
+    assert not old.meta and runbooks_of([old, resolves[0]], rows) == [rows[1], rows[0]]  # by the guidance it shows
+    with pytest.raises(ValueError, match="meta\\['runbook'\\] = 7"):
+        runbooks_of([Trajectory.from_json(resolves[0].to_json().replace('"runbook": 0', '"runbook": 7'))], rows)
+    assert [r["id"] for r in runbooks_of([Trajectory.from_json(t.to_json()) for t in resolves], rows)] == [0, 0, 1, 1]
 
 
 def test_select_sources_keeps_strict_successes_fewest_turns_first(tok):
@@ -391,7 +418,10 @@ def test_the_shadow_gate_keeps_a_hard_coded_re_solve_out_of_the_sft_set(tmp_path
                                                "raw": ""}])
     (d / "model_planner.json").write_text('{"sampled": 0, "valid": 0}')
     write_jsonl_atomic(d / "reviews.jsonl", [{"id": 0, "approved": True, "reasons": []}])
-    write_trajectories([episode(planted), episode(honest)], d / "resolves.jsonl")
+    resolves = [episode(planted), episode(honest)]
+    for t in resolves:
+        t.meta["runbook"] = 0  # as the re-solve step records it
+    write_trajectories(resolves, d / "resolves.jsonl")
     cfg = RSRConfig(pool=str(pool), resolves_per_runbook=2, keep_passing_prefix=False, trim_after_pass=False,
                     max_examples_per_task=4)
     run_rsr(tmp_path / "run", 1, cfg, until="dataset")

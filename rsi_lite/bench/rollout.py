@@ -8,7 +8,6 @@ second of:
                 the full budget: decoding with no turn, no sandbox and no early stop
     engine      the rollout engine (continuous batching), bubblewrap sandbox, verifier included, once per
                 `--backends` (transformers, ctranslate2: the same episodes, greedy)
-    lockstep    the lockstep engine: one generate call per turn for all active episodes
     sequential  the continuous engine one episode at a time (batch size 1)
     raw-1       raw generate one prompt at a time (the first `--batch` prompts): raw / raw-1 is the most
                 that batching itself gives on this machine, the ceiling of engine/sequential unless the
@@ -30,7 +29,7 @@ Targets (issue 3): engine >= 0.8 x raw, engine >= 4 x sequential: the lines `eng
 engine on the same episodes: the last three lines are `tokens/s[transformers] = N`, `tokens/s[ctranslate2] = M`
 and `fast/transformers = R`. Before them, what serving new weights costs the ctranslate2 backend (the
 actor's adapter changed, as after a PPO step: merge, convert, load). A benchmark, not a test. `--runs engine`
-skips the lockstep and one-at-a-time runs (the latter takes half the time).
+skips the one-at-a-time runs (they take half the time).
 """
 
 from __future__ import annotations
@@ -65,8 +64,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--backends", nargs="+", default=["transformers", "ctranslate2"],
                     choices=["transformers", "ctranslate2"], help="generation backends of the engine run")
     ap.add_argument("--compute-type", default="float32", help="ctranslate2: float32 (default) or int8")
-    ap.add_argument("--runs", nargs="+", default=["engine", "lockstep", "sequential", "raw-1"],
-                    choices=["engine", "lockstep", "sequential", "raw-1"], help="which runs (raw always runs)")
+    ap.add_argument("--runs", nargs="+", default=["engine", "sequential", "raw-1"],
+                    choices=["engine", "sequential", "raw-1"], help="which runs (raw always runs)")
     a = ap.parse_args(argv)
     torch.set_num_threads(torch.get_num_threads())
     pol = load_policy(PolicyConfig(quantization=a.quantization))
@@ -100,9 +99,9 @@ def main(argv: list[str] | None = None) -> None:
                         page_size=a.page_size, open_episodes=a.open_episodes)
     jobs = [(t, 0) for t in tasks]
     rates, outputs = {}, {}
-    runs = [(f"engine[{b}]" if b != "transformers" else "engine", a.batch, "continuous", b) for b in a.backends]
-    runs += [("lockstep", a.batch, "lockstep", "transformers"), ("sequential", 1, "continuous", "transformers")]
-    for name, bs, engine, backend in runs:
+    runs = [(f"engine[{b}]" if b != "transformers" else "engine", a.batch, b) for b in a.backends]
+    runs += [("sequential", 1, "transformers")]
+    for name, bs, backend in runs:
         if name.split("[")[0] not in a.runs:
             continue
         if backend == "ctranslate2":
@@ -110,7 +109,7 @@ def main(argv: list[str] | None = None) -> None:
         t0 = time.perf_counter()
         one = {"open_episodes": 1} if bs == 1 else {}  # one episode at a time: no other opened ahead
         with ForwardMeter(pol.model) as meter:
-            trajs = run_episodes(pol, jobs, RolloutConfig(**{**cfg.to_dict(), "batch_size": bs, "engine": engine,
+            trajs = run_episodes(pol, jobs, RolloutConfig(**{**cfg.to_dict(), "batch_size": bs,
                                                              "generation_backend": backend,
                                                              "compute_type": a.compute_type, **one}))
         wall = time.perf_counter() - t0

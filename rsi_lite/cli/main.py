@@ -245,7 +245,8 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--quantization", default="lora", choices=["lora", "4bit", "full"],
                    help="lora: fp32 base + LoRA (default; NF4 breaks the 135M model), 4bit: QLoRA")
     e.add_argument("--batch-size", type=int, help="episodes live at once (default: RolloutConfig's, as in every stage)")
-    e.add_argument("--engine", default="continuous", choices=["continuous", "lockstep"])
+    e.add_argument("--engine", default="continuous", choices=["continuous"],
+                   help="the rollout engine; 'continuous' is the only one (accepted so that older commands still run)")
     e.add_argument("--generation-backend", default="auto", choices=["auto", "transformers", "ctranslate2"],
                    help="what serves the replies (auto: transformers on a local model; see rsi_lite.policy.gen.dispatch)")
     e.add_argument("--compute-type", default="float32", choices=["float32", "int8"],

@@ -309,8 +309,7 @@ class Loop:
                                        reward="fdr")}
         for c in self.controls:
             label, name = CONTROLS[c]
-            b = branches[c]
-            ck = self.rpr(label, name, b.pop("cycle"), b.pop("init"), b.pop("critic"), **b)
+            ck = self.rpr(label, name, **branches[c])
             stages[label] = ck
             self.evaluate(label, ck)
         doc = {"stages": stages, "retained": kept[0], "final_checkpoint": kept[1], "controls": list(self.controls),

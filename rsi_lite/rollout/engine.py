@@ -1,17 +1,13 @@
 """Batched multi-turn episodes: harness + policy + sandbox + verifier -> Trajectory records.
 
-Two engines, same records:
-- `continuous` (default): continuous batching. Up to `batch_size` replies decode at once;
-  an episode's reply joins the running batch as soon as its prompt is ready and a slot
-  is free, and leaves it when finished; its command then runs in its sandbox (a worker
-  thread) while the others keep decoding. Up to `open_episodes` (default twice
-  `batch_size`) episodes are open, so a freed slot is refilled at once by an episode
-  whose prompt is ready instead of idling while commands run; of the ready prompts, the
-  episode with the fewest turns taken speaks first (`ReadyQueue`). No episode waits for the
-  slowest row of a turn, and the shared prompt prefix is computed once (see `policy.gen.hf_continuous`).
-- `lockstep`: at each turn one batched `generate` call for every episode still active,
-  then their commands concurrently; more episodes than `batch_size` run in waves. Simple
-  to reason about; kept for comparison (`python -m rsi_lite.bench.rollout`).
+The engine batches continuously. Up to `batch_size` replies decode at once; an episode's
+reply joins the running batch as soon as its prompt is ready and a slot is free, and leaves
+it when finished; its command then runs in its sandbox (a worker thread) while the others
+keep decoding. Up to `open_episodes` (default twice `batch_size`) episodes are open, so a
+freed slot is refilled at once by an episode whose prompt is ready instead of idling while
+commands run; of the ready prompts, the episode with the fewest turns taken speaks first
+(`ReadyQueue`). No episode waits for the slowest row of a turn, and the shared prompt prefix
+is computed once (see `policy.gen.hf_continuous`).
 Each finished episode becomes one Trajectory (one JSON line).
 
 Tokens, segments and the context budget: see `trajectory`.
@@ -22,14 +18,14 @@ from __future__ import annotations
 import heapq
 import re
 import time
-from concurrent.futures import ThreadPoolExecutor
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 
 from ..algos.rewards import compute_reward
 from ..harness.harnesses import HarnessState, make_harness
 from ..harness.messages import Message
 from ..policy.gen.hf_continuous import ForwardMeter
-from ..policy.gen.hf_generate import generate_batch
 from ..sandbox import SandboxError, SandboxLimits, make_sandbox
 from ..tasks.task import Task
 from ..verify.verifier import VerifierReport, verify_sandbox
@@ -65,25 +61,25 @@ class RolloutConfig:
     workers: int = 8
     """Threads running sandbox commands concurrently."""
     batch_size: int = 32
-    """Replies decoded at once (lockstep: episodes live at once); the rest wait for a free place. 32 slots
+    """Replies decoded at once; the rest wait for a free place. 32 slots
     generate 1.34x the tokens per second of 16 on 2 cores, and 64 no more than 32 (`python -m
     rsi_lite.bench.rollout --runs engine --backends transformers --batch B --episodes 80`: 46.8, 62.9 and 61.2
     tokens/s, the same 7,068 greedy tokens each; docs/experiments.md)."""
     open_episodes: int = 0
-    """continuous: episodes open at once (each holds a sandbox). 0: twice `batch_size`, so that while some
+    """Episodes open at once (each holds a sandbox). 0: twice `batch_size`, so that while some
     episodes run commands or their verifier, others have their next prompt ready for every decode slot
     that frees. With `batch_size` 1 and `open_episodes` 1, one episode at a time."""
     page_size: int = 64
-    """continuous: tokens per KV-cache page. Only whole pages are shared between prompts, so each turn
+    """Tokens per KV-cache page. Only whole pages are shared between prompts, so each turn
     computes again the partial page its previous prompt and reply ended on. Smaller pages compute less of
     that, yet 16 ran slower than 64 on the CPU (`python -m rsi_lite.bench.rollout --page-size`, README)."""
     engine: str = "continuous"
-    """continuous (episodes join and leave the batch at any step) or lockstep (one generate call per turn)."""
+    """Always 'continuous', the one engine. The field stays because the config.json of earlier runs names it and
+    must still load; the lockstep engine it once chose is retired, and naming it is an error."""
     generation_backend: str = "auto"
-    """continuous engine: what serves the replies, 'transformers', 'ctranslate2' (compiled CPU engine, the actor's
+    """What serves the replies, 'transformers', 'ctranslate2' (compiled CPU engine, the actor's
     weights merged and converted when they change), 'vllm' (GPUs, scale_up/) or 'auto' (vLLM for a vLLM-served
-    policy, else transformers: `policy.gen.dispatch` says why).
-    The lockstep engine always calls transformers' generate."""
+    policy, else transformers: `policy.gen.dispatch` says why)."""
     compute_type: str = "float32"
     """ctranslate2: the weights' precision. float32 keeps the transformers engine's greedy choices; int8 is
     faster and changes them."""
@@ -99,6 +95,11 @@ class RolloutConfig:
     """Verify the workspace after every action that ran a command (a fresh copy each time, as the final verdict),
     so each turn has its verdict (`Trajectory.turn_verdicts`) and its reward (`turn_rewards`): what RPR's
     `reward_timing="turn"` trains on. The last one is the episode's verdict. A workspace copy per turn; the tests run only on a workspace the episode has not verified yet."""
+
+    def __post_init__(self):
+        if self.engine != "continuous":
+            raise ValueError(f"RolloutConfig.engine: {self.engine!r}; the only engine is 'continuous' (the lockstep "
+                             "engine was retired; drop the field or set it to 'continuous')")
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -132,73 +133,7 @@ def run_episodes(policy, jobs: list[tuple], cfg: RolloutConfig | None = None, *,
                  reward_divisors: dict | None = None, progress: bool = False) -> list[Trajectory]:
     """Run one episode per job, (task, seed) or (task, seed, guidance); return their trajectories in job order."""
     cfg = cfg or RolloutConfig()
-    if cfg.engine == "continuous":
-        return _run_continuous(policy, jobs, cfg, policy_name, reward_divisors or {}, progress)
-    if cfg.engine != "lockstep":
-        raise ValueError(f"RolloutConfig.engine: {cfg.engine!r} is neither 'continuous' nor 'lockstep'")
-    from ..policy.gen.dispatch import is_vllm
-
-    if is_vllm(policy):
-        raise ValueError("a vLLM-served policy needs RolloutConfig.engine='continuous' (lockstep calls generate)")
-    out: list[Trajectory] = []
-    for start in range(0, len(jobs), cfg.batch_size):
-        out += _run_wave(policy, jobs[start:start + cfg.batch_size], cfg, policy_name, reward_divisors or {}, progress)
-    return out
-
-
-def _run_wave(policy, jobs, cfg, policy_name, divisors, progress) -> list[Trajectory]:
-    tok, model = policy.tokenizer, policy.model
-    stop = stop_token_ids(tok)
-    limits = SandboxLimits(command_timeout=cfg.command_timeout)
-    t_wall = time.monotonic()
-    pool = ThreadPoolExecutor(max_workers=cfg.workers)
-    clock, meter = {"generating": 0.0, "waiting": 0.0}, ForwardMeter(model)  # lockstep: always transformers
-
-    futures = [pool.submit(_open_episode, job, cfg, tok, limits) for job in jobs]
-    eps = [f.result() for f in futures if not f.exception()]
-    try:
-        for f in futures:
-            if f.exception():
-                raise f.exception()
-        bar = _progress(len(eps), progress)
-        while active := [e for e in eps if not e.state.done]:
-            for e in active:
-                if not e.stream.fit(cfg.context_budget - cfg.max_new_tokens):
-                    e.state.finish("context")
-            active = [e for e in active if not e.state.done]
-            if not active:
-                break
-            # one batched call for every active episode; the seed follows the batch, so the same
-            # jobs in the same batches sample the same tokens
-            t0 = time.monotonic()
-            with meter:
-                gens = generate_batch(model, tok, [e.stream.prompt_ids() for e in active],
-                                      max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature,
-                                      top_p=cfg.top_p, stop_ids=sorted(stop),
-                                      stop_pattern=BLOCK_CLOSED if cfg.stop_after_block and cfg.action_format == "bash" else None,
-                                      seed=hash((active[0].seed, active[0].state.turn)) % (2**31))
-            dt = time.monotonic() - t0
-            clock["generating"] += dt
-            for e, g in zip(active, gens):
-                e.timings["generate_s"] += dt / len(active)
-                reply = e.stream.add_action(g.token_ids, g.logprobs, stop)
-                e.messages.append(Message("action", reply))
-            for e, new in zip(active, pool.map(lambda e: _act(e, limits), active)):
-                if new:
-                    e.stream.add_messages(new)
-                    e.messages += new
-            bar.update(sum(e.state.done for e in eps) - bar.n)
-        list(pool.map(lambda e: _final_verify(e, limits), eps))
-        bar.close()
-        clock["waiting"] = time.monotonic() - t_wall - clock["generating"]  # sandboxes opening, commands, verifiers
-    finally:
-        for e in eps:
-            e.sandbox.close()
-        pool.shutdown(wait=True)
-    wall = time.monotonic() - t_wall
-    trajs = [_trajectory(e, cfg, policy_name, divisors, wall) for e in eps]
-    _account(clock, meter, None, trajs)
-    return trajs
+    return _run_continuous(policy, jobs, cfg, policy_name, reward_divisors or {}, progress)
 
 
 def _open_episode(job: tuple, cfg: RolloutConfig, tok, limits: SandboxLimits) -> _Episode:
@@ -221,81 +156,129 @@ def _open_episode(job: tuple, cfg: RolloutConfig, tok, limits: SandboxLimits) ->
 
 def _run_continuous(policy, jobs, cfg, policy_name, divisors, progress) -> list[Trajectory]:
     """The continuous engine: one loop that feeds ready prompts to the batcher and finished replies to the sandboxes."""
-    from collections import deque
-    from concurrent.futures import wait
+    run = _ContinuousRun(policy, jobs, cfg, policy_name, divisors, progress)
+    try:
+        with run.meter, run.gen:
+            while run.waiting or run.eps or run.work:
+                run.count_last_pass()
+                run.open_episodes()
+                run.submit_prompts()
+                run.take_replies()
+                run.take_sandbox_results()
+                run.end_pass()
+        _account(run.clock, run.meter, run.gen, run.finished.values())
+    finally:
+        run.close()
+    return [run.finished[i] for i in range(len(jobs))]
 
-    tok, stop = policy.tokenizer, stop_token_ids(policy.tokenizer)
-    limits = SandboxLimits(command_timeout=cfg.command_timeout)
-    t_wall = time.monotonic()
-    waiting = deque(range(len(jobs)))
-    queued = ReadyQueue()  # episodes whose prompt is ready, waiting for a decode slot
-    max_open = cfg.open_episodes or 2 * cfg.batch_size
-    eps: dict[int, _Episode] = {}
-    finished: dict[int, Trajectory] = {}
-    work: dict = {}  # future -> (what, job index)
-    asked: dict[int, float] = {}  # job index -> when its prompt was submitted
-    bar = _progress(len(jobs), progress)
-    meter = _forward_meter(policy, cfg)
-    gen = make_generator(policy, cfg, sorted(stop))
-    pool = ThreadPoolExecutor(max_workers=cfg.workers)
-    clock = {"generating": 0.0, "waiting": 0.0, "last": time.perf_counter(), "busy": 0}
 
-    def ready(i: int) -> None:
-        """Episode i may speak: submit its prompt, or end it if it is done or no longer fits."""
-        e = eps[i]
-        if not e.state.done and not e.stream.fit(cfg.context_budget - cfg.max_new_tokens):
+class _ContinuousRun:
+    """One call of the continuous engine: its episodes, the work in flight, and the steps of one pass of its loop.
+
+    No step of a pass blocks for long (only the poll waits, briefly), so a slow command or verifier never
+    holds up the decoding of the other episodes' replies.
+    """
+
+    def __init__(self, policy, jobs: list[tuple], cfg: RolloutConfig, policy_name: str, divisors: dict,
+                 progress: bool):
+        self.jobs, self.cfg, self.policy_name, self.divisors = jobs, cfg, policy_name, divisors
+        self.tok, self.stop = policy.tokenizer, stop_token_ids(policy.tokenizer)
+        self.limits = SandboxLimits(command_timeout=cfg.command_timeout)
+        self.t_wall = time.monotonic()
+        self.waiting = deque(range(len(jobs)))  # jobs not opened yet
+        self.queued = ReadyQueue()  # episodes whose prompt is ready, waiting for a decode slot
+        self.max_open = cfg.open_episodes or 2 * cfg.batch_size
+        self.eps: dict[int, _Episode] = {}
+        self.finished: dict[int, Trajectory] = {}
+        self.work: dict = {}  # future -> (what, job index)
+        self.asked: dict[int, float] = {}  # job index -> when its prompt was submitted
+        self.bar = _progress(len(jobs), progress)
+        self.meter = _forward_meter(policy, cfg)
+        self.gen = make_generator(policy, cfg, sorted(self.stop))
+        self.pool = ThreadPoolExecutor(max_workers=cfg.workers)
+        self.clock = {"generating": 0.0, "waiting": 0.0, "last": time.perf_counter(), "busy": 0}
+
+    def count_last_pass(self) -> None:
+        """The last pass's wall goes to generating if slots were decoding, else to waiting (all stood idle)."""
+        now = time.perf_counter()
+        self.clock["generating" if self.clock["busy"] else "waiting"] += now - self.clock["last"]
+        self.clock["last"] = now
+
+    def open_episodes(self) -> None:
+        """Open waiting jobs' episodes (sandboxes) until `max_open` are open or opening."""
+        opening = sum(w == "open" for w, _ in self.work.values())
+        while self.waiting and len(self.eps) + opening < self.max_open:
+            i = self.waiting.popleft()
+            self.work[self.pool.submit(_open_episode, self.jobs[i], self.cfg, self.tok, self.limits)] = ("open", i)
+            opening += 1
+
+    def submit_prompts(self) -> None:
+        """Give each free decode slot the next ready prompt (`ReadyQueue`'s order)."""
+        while self.queued and self.gen.busy < self.cfg.batch_size:
+            i = self.queued.pop()
+            self.asked[i] = time.monotonic()
+            self.gen.submit(i, self.eps[i].stream.prompt_ids())
+
+    def take_replies(self) -> None:
+        """Record each finished reply as its episode's action and hand it to the sandboxes to act on."""
+        for i, g in self.gen.poll(timeout=0.02 if self.work else 0.5):
+            e = self.eps[i]
+            e.timings["generate_s"] += time.monotonic() - self.asked.pop(i)
+            e.messages.append(Message("action", e.stream.add_action(g.token_ids, g.logprobs, self.stop)))
+            self.work[self.pool.submit(_act, e, self.limits)] = ("act", i)
+
+    def take_sandbox_results(self) -> None:
+        """Step each episode whose sandbox work is done: opened, acted on its reply, or verified."""
+        done, _ = wait(list(self.work), timeout=0) if self.work else (set(), None)
+        for f in done:
+            what, i = self.work.pop(f)
+            result = f.result()  # re-raises a sandbox or verifier error here
+            if what == "open":
+                self.eps[i] = result
+                self._ready(i)
+            elif what == "act":
+                self._observe(i, result)
+                self._ready(i)
+            else:
+                self._finish(i)
+
+    def end_pass(self) -> None:
+        """Stop a run that can no longer move; note whether slots are decoding, for the next pass's clock."""
+        if not self.work and not self.gen.busy and not self.waiting and not self.queued and self.eps:
+            raise RuntimeError("rollout stalled: live episodes with no pending work")
+        self.clock["busy"] = self.gen.busy
+
+    def _observe(self, i: int, new: list[Message]) -> None:
+        if new:
+            self.eps[i].stream.add_messages(new)
+            self.eps[i].messages += new
+
+    def _ready(self, i: int) -> None:
+        """Episode i may speak: queue its prompt, or verify it if it is done or no longer fits."""
+        e = self.eps[i]
+        if not e.state.done and not e.stream.fit(self.cfg.context_budget - self.cfg.max_new_tokens):
             e.state.finish("context")
         if e.state.done:
-            work[pool.submit(_final_verify, e, limits)] = ("verify", i)
+            self.work[self.pool.submit(_final_verify, e, self.limits)] = ("verify", i)
         else:
-            queued.push(i, e.state.turn)
+            self.queued.push(i, e.state.turn)
 
-    try:
-        with meter, gen:
-            while waiting or eps or work:
-                now = time.perf_counter()  # the last pass's wall: slots decoding, or all standing idle
-                clock["generating" if clock["busy"] else "waiting"] += now - clock["last"]
-                clock["last"] = now
-                while waiting and len(eps) + sum(w == "open" for w, _ in work.values()) < max_open:
-                    i = waiting.popleft()
-                    work[pool.submit(_open_episode, jobs[i], cfg, tok, limits)] = ("open", i)
-                while queued and gen.busy < cfg.batch_size:
-                    i = queued.pop()
-                    asked[i] = time.monotonic()
-                    gen.submit(i, eps[i].stream.prompt_ids())
-                for i, g in gen.poll(timeout=0.02 if work else 0.5):
-                    e = eps[i]
-                    e.timings["generate_s"] += time.monotonic() - asked.pop(i)
-                    e.messages.append(Message("action", e.stream.add_action(g.token_ids, g.logprobs, stop)))
-                    work[pool.submit(_act, e, limits)] = ("act", i)
-                done, _ = wait(list(work), timeout=0) if work else (set(), None)
-                for f in done:
-                    what, i = work.pop(f)
-                    result = f.result()  # re-raises a sandbox or verifier error here
-                    if what == "open":
-                        eps[i] = result
-                        ready(i)
-                    elif what == "act":
-                        if result:
-                            eps[i].stream.add_messages(result)
-                            eps[i].messages += result
-                        ready(i)
-                    else:
-                        finished[i] = _trajectory(eps.pop(i), cfg, policy_name, divisors, time.monotonic() - t_wall)
-                        bar.update(1)
-                if not work and not gen.busy and not waiting and not queued and eps:
-                    raise RuntimeError("rollout stalled: live episodes with no pending work")
-                clock["busy"] = gen.busy
-        _account(clock, meter, gen, finished.values())
-    finally:
-        for f in work:
+    def _finish(self, i: int) -> None:
+        """Episode i is verified: its trajectory is final."""
+        wall = time.monotonic() - self.t_wall
+        self.finished[i] = _trajectory(self.eps.pop(i), self.cfg, self.policy_name, self.divisors, wall)
+        self.bar.update(1)
+
+    def close(self) -> None:
+        """Cancel the work not started, wait for the rest, and close every sandbox still open."""
+        for f in self.work:
             f.cancel()
-        pool.shutdown(wait=True)
-        opened = [f.result() for f, (w, _) in work.items() if w == "open" and not f.cancelled() and not f.exception()]
-        for e in [*eps.values(), *opened]:
+        self.pool.shutdown(wait=True)
+        opened = [f.result() for f, (w, _) in self.work.items()
+                  if w == "open" and not f.cancelled() and not f.exception()]
+        for e in [*self.eps.values(), *opened]:
             e.sandbox.close()
-        bar.close()
-    return [finished[i] for i in range(len(jobs))]
+        self.bar.close()
 
 
 def _forward_meter(policy, cfg: RolloutConfig):

@@ -73,6 +73,9 @@ class Trajectory:
     """With `RolloutConfig.verify_turns`: the verifier's report after each action (None before any command ran)."""
     turn_rewards: dict = field(default_factory=dict)
     """With `verify_turns`: S, FDR and SPR of each action's verdict ({"spr": [after action 1, ...], ...})."""
+    meta: dict = field(default_factory=dict)
+    """What the stage that asked for the episode records about it: a guided re-solve's `runbook` (the id of the
+    runbook it followed, in the RSR stage's runbooks.jsonl), so that a later step pairs the two by id."""
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))

@@ -126,8 +126,10 @@ def review_all(policy, rows: list[dict], cfg: RSRConfig) -> list[dict]:
     return out
 
 
-def resolve(policy, rows: list[dict], verdicts: list[dict], cfg: RSRConfig, out: Path, progress=False):
-    """Step 4: M guided re-solves of each approved runbook under the plain harness."""
+def resolve(policy, rows: list[dict], verdicts: list[dict], cfg: RSRConfig, out: Path,
+            progress=False) -> list[Trajectory]:
+    """Step 4: M guided re-solves of each approved runbook under the plain harness; each records the runbook's id
+    (`meta["runbook"]`)."""
     from ..tasks import load_task
 
     ok = {v["id"] for v in verdicts if v["approved"]}
@@ -140,8 +142,30 @@ def resolve(policy, rows: list[dict], verdicts: list[dict], cfg: RSRConfig, out:
                 which.append(r["id"])
     rc = RolloutConfig(**{**cfg.rollout.to_dict(), "harness": "exemplar" if cfg.resolve_with_examples else "plain"})
     trajs = run_episodes(policy, jobs, rc, policy_name=cfg.init, progress=progress)
+    for t, rid in zip(trajs, which, strict=True):  # run_episodes answers in job order
+        t.meta["runbook"] = rid
     write_trajectories(trajs, out)
-    return trajs, which
+    return trajs
+
+
+def runbooks_of(resolves: list[Trajectory], rows: list[dict]) -> list[dict]:
+    """The runbooks.jsonl row each re-solve followed, found by the id it carries (`meta["runbook"]`), never by its
+    place in the list, so the pairing holds for any order or subset. A re-solve recorded before the id was carried
+    is matched by its guidance message instead: the runbook as it was shown (same task, same rendering)."""
+    by_id, by_shown, out = {r["id"]: r for r in rows}, None, []
+    for t in resolves:
+        if "runbook" in t.meta:
+            row = by_id.get(t.meta["runbook"])
+        else:
+            by_shown = by_shown or {(r["task"], render(r["runbook"])): r for r in reversed(rows)}  # first row wins
+            shown = [m["content"] for m in t.messages if m["kind"] == "guidance"]
+            row = by_shown.get((t.task, shown[0])) if len(shown) == 1 else None
+        if row is None:
+            raise ValueError(f"a re-solve of {t.task} (seed {t.seed}): no runbook of runbooks.jsonl has its id "
+                             f"(meta['runbook'] = {t.meta.get('runbook')}) or is its guidance; remove resolves.jsonl "
+                             "to re-solve again")
+        out.append(row)
+    return out
 
 
 def accept(traj: Trajectory, runbook: dict, task) -> list[str]:
@@ -233,9 +257,6 @@ def run_rsr(run: Path, cycle: int, cfg: RSRConfig | None = None, *, policy=None,
                                                                 failed=cfg.keep_passing_prefix,
                                                                 trim=cfg.trim_after_pass))
     kept = kept_resolves(d, resolves)
-    which = [r["id"] for r in rows if any(v["id"] == r["id"] and v["approved"] for v in verdicts)
-             for _ in range(cfg.resolves_per_runbook)]
-    by_id = {r["id"]: r for r in rows}
     if cfg.shadow_gate and not (d / "flags.json").is_file():
         from ..verify.shadow import successes_flags
 
@@ -243,8 +264,8 @@ def run_rsr(run: Path, cycle: int, cfg: RSRConfig | None = None, *, policy=None,
             kept, backend=cfg.rollout.backend, workers=cfg.rollout.workers).items() if f})
     flags = stage.read("flags.json") if cfg.shadow_gate else {}
     accepted, rejected = [], {}
-    for i, (t, rid) in enumerate(zip(kept, which)):
-        why = accept(t, by_id[rid]["runbook"], load_task(Path(t.task_path)))
+    for i, (t, row) in enumerate(zip(kept, runbooks_of(kept, rows))):
+        why = accept(t, row["runbook"], load_task(Path(t.task_path)))
         if not why and str(i) in flags:  # a success that may be pretending: "flagged input_specific", ...
             why = [f"flagged {f}" for f in flags[str(i)]]
         if why:
