@@ -95,6 +95,27 @@ def test_joint_update_moves_both_and_reports_fixed_metric_names(tok):
     assert row["ratio/mean"] == pytest.approx(1.0, abs=1e-5) and row["losses/clipfrac"] == 0.0
 
 
+def test_the_batch_figures_are_the_stages_and_cover_the_whole_batch_when_sharded(tok, tmp_path):
+    """`reward/mean`, `success/mean` and `tokens/generated` have one owner, `update_step`, which reads the whole
+    batch; `update` sees one rank's share under scale_up, so it must not report them (they would be that share's)."""
+    from rsi_lite.rollout.trajectory import write_trajectories
+    from rsi_lite.rpr.stage import update_step
+
+    trajs = fake_trajectories(4)
+    trajs[1].tokens = {"generated": 30}
+    cfg = RPRConfig(minibatch=2, warmup_tasks=0, calibration_steps=1, steps=0, critic_lr=1e-2)
+    pol = tiny_actor_critic(tok)
+    assert not {"reward/mean", "success/mean", "tokens/generated"} & set(
+        update(pol, trajs, cfg, make_optimizers(pol, cfg), train_actor=False))
+    step = tmp_path / "step-000"
+    step.mkdir()
+    write_trajectories(trajs, step / "rollouts.jsonl")
+    (step / "rollout.json").write_text(json.dumps({"rollout_s": 1.0, "phase": "calibration", "batch": {}}))
+    row = update_step(pol, make_optimizers(pol, cfg), cfg, tmp_path, 0, share=lambda xs: xs[:1])  # rank 0's share
+    assert row["reward/mean"] == pytest.approx(sum(t.rewards["spr"] for t in trajs) / 4)
+    assert row["success/mean"] == 0.5 and row["tokens/generated"] == 18 * 3 + 30
+
+
 def test_ratio_bounds_are_over_every_minibatch_and_the_later_ones_see_the_actor_move(tok):
     pol = tiny_actor_critic(tok)
     cfg = RPRConfig(minibatch=1, actor_lr=5e-2, critic_lr=1e-2)

@@ -179,7 +179,7 @@ def update_step(policy, optims: dict, cfg: RPRConfig, d: Path, k: int, *, rank: 
     drew = info.get("batch", {})
     row.update({"step": k, "phase": phase, "rollout_s": info.get("rollout_s", 0.0),
                 "update_s": round(time.monotonic() - t1, 1), "world": world,
-                # the whole batch's, not this rank's share
+                # the whole batch's, not this rank's share: only here, since `update` sees one rank's share
                 "success/mean": successes / len(trajs),
                 "reward/mean": sum(t.rewards[cfg.reward] for t in trajs) / len(trajs),
                 "tokens/generated": sum(t.tokens["generated"] for t in trajs),

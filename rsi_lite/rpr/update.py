@@ -120,7 +120,9 @@ def checkpointing(model):
 
 def update(policy, trajs: list[Trajectory], cfg: "RPRConfig", optims: dict, *, train_actor: bool,
            epochs: int | None = None, step: int = 0) -> dict:
-    """One PPO (or critic-only) update on a batch of trajectories; returns the step's metrics.
+    """One PPO (or critic-only) update on a batch of trajectories; returns the update's metrics (losses, ratios,
+    values). What the batch itself scored (`reward/mean`, `success/mean`, `tokens/generated`) is the stage's to
+    log (`rsi_lite.rpr.stage.update_step`): sharded, `trajs` is one rank's share and only the stage sees it whole.
 
     `step` (with `cfg.seed`) seeds the minibatch order. The ratio's min and max are over every minibatch
     of every epoch, the other statistics their means; the first minibatch of the first epoch has ratio 1
@@ -198,7 +200,4 @@ def update(policy, trajs: list[Trajectory], cfg: "RPRConfig", optims: dict, *, t
         vals = [s[k] for s in stats_all if s.get(k) == s.get(k)]  # drop NaN
         pick = {"ratio/min": min, "ratio/max": max}.get(k, lambda v: sum(v) / len(v))
         row[k] = pick(vals) if vals else float("nan")
-    row.update({"reward/mean": float(sum(t.rewards[cfg.reward] for t in trajs) / len(trajs)),
-                "success/mean": float(sum(t.verifier["strict"] for t in trajs) / len(trajs)),
-                "tokens/generated": sum(t.tokens["generated"] for t in trajs)})
     return row
