@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from ..algos.rewards import DEFAULT_DIVISOR
 from ..paths import TASKS_ROOT
 from ..tracking import REPORT_TO
 from .tasks import add_tasks_parser
@@ -216,7 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
     rw = sub.add_parser("rewards", help="reward tools").add_subparsers(dest="sub", required=True)
     r = rw.add_parser("audit", help="failures' share of reward under FDR and SPR")
     r.add_argument("trajectories", help="a trajectories.jsonl (each record has a 'verifier' report)")
-    r.add_argument("--divisor", type=float, default=82.0, help="D_f for families not in --divisors")
+    r.add_argument("--divisor", type=float, default=DEFAULT_DIVISOR, help="D_f for families not in --divisors")
     r.add_argument("--divisors", help='a JSON file or text {"family": D_f, ...}; default: computed from tasks_mini/')
     r.add_argument("--alpha", type=float)
     r.set_defaults(fn=cmd_rewards_audit)

@@ -25,7 +25,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
-from ..algos.rewards import compute_reward
+from ..algos.rewards import DEFAULT_DIVISOR, compute_reward
 from ..harness.harnesses import HarnessState, make_harness
 from ..harness.messages import Message
 from ..policy.gen.hf_continuous import ForwardMeter
@@ -409,7 +409,7 @@ def _trajectory(e: _Episode, cfg: RolloutConfig, policy_name: str, divisors: dic
         lps += s.logprobs
         pos += len(s.ids)
     rep = e.report.to_dict()
-    d = divisors.get(e.task.family, 82.0)
+    d = divisors.get(e.task.family, DEFAULT_DIVISOR)
     rewards = {k: compute_reward(k, rep, divisor=d) for k in ("s", "fdr", "spr")}
     verdicts = [{k: r.to_dict()[k] for k in ("strict", "passed", "failed", "total", "valid")} if r is not None else None
                 for r in e.turn_reports]

@@ -129,7 +129,7 @@ def roll_out_step(policy, cfg: RPRConfig, tasks, d: Path, k: int, divisors: dict
 def flag_step(trajs: list, tasks, cfg: RPRConfig, divisors: dict) -> None:
     """Each success's `verifier["flags"]` (`verify.shadow.success_flags`); with `flagged_as_failure`, a flagged
     success's rewards recomputed as a failure's (kept as `rewards_unflagged`)."""
-    from ..algos.rewards import compute_reward
+    from ..algos.rewards import DEFAULT_DIVISOR, compute_reward
     from ..verify.shadow import flag_successes
 
     flag_successes(trajs, backend=cfg.rollout.backend, tasks=tasks, workers=cfg.rollout.workers)
@@ -137,7 +137,7 @@ def flag_step(trajs: list, tasks, cfg: RPRConfig, divisors: dict) -> None:
         if t.verifier.get("flags") and cfg.flagged_as_failure:
             t.verifier["rewards_unflagged"] = dict(t.rewards)
             failed = {**t.verifier, "strict": 0}
-            t.rewards = {key: compute_reward(key, failed, divisor=divisors.get(t.family, 82.0)) for key in t.rewards}
+            t.rewards = {key: compute_reward(key, failed, divisor=divisors.get(t.family, DEFAULT_DIVISOR)) for key in t.rewards}
 
 
 def update_step(policy, optims: dict, cfg: RPRConfig, d: Path, k: int, *, rank: int = 0, world: int = 1,
