@@ -290,6 +290,15 @@ def test_a_fresh_critic_starts_near_constant_at_the_batch_mean_and_a_loaded_one_
     assert init_value_bias(other, fake_trajectories(4, seed=1), "spr") is None
     assert other.value_head.bias.item() == pytest.approx(mean)
 
+def test_the_config_refuses_a_reward_the_registry_lacks_and_names_the_field_and_the_choices():
+    from rsi_lite.algos.rewards import REWARDS
+
+    for kind in REWARDS:
+        assert RPRConfig(reward=kind).reward == kind
+    with pytest.raises(ValueError, match=r"RPRConfig.reward: 'SPR' is not one of s, fdr, spr"):
+        RPRConfig.from_dict({"reward": "SPR"})
+
+
 def test_schedule_is_warmup_then_calibration_then_joint():
     s = schedule(RPRConfig(warmup_tasks=5, batch_tasks=2, calibration_steps=4, steps=2))
     assert [p for p, _ in s] == ["warmup"] * 3 + ["calibration"] * 4 + ["joint"] * 2

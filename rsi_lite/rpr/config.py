@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from ..algos.ppo import PPOConfig
+from ..algos.rewards import REWARDS
 from ..rollout.engine import RolloutConfig
 
 
@@ -71,7 +72,7 @@ class RPRConfig:
     size, that pushes down every token they share with the successes. Accumulating over the batch makes
     each step weigh the batch's successes and failures together (token-weighted, as one big minibatch)."""
     reward: str = "spr"
-    """s | fdr | spr."""
+    """The reward PPO trains on: a key of `rsi_lite.algos.rewards.REWARDS` ('s', 'fdr' or 'spr')."""
     reward_timing: str = "final"
     """'final' (the paper's): the episode's reward on its last action token. 'turn': the workspace is verified
     after every action (`RolloutConfig.verify_turns`) and each action earns the change in reward it made
@@ -124,6 +125,8 @@ class RPRConfig:
         return cls(**d)
 
     def __post_init__(self):
+        if self.reward not in REWARDS:
+            raise ValueError(f"RPRConfig.reward: {self.reward!r} is not one of {', '.join(REWARDS)}")
         if self.flagged_as_failure and (self.reward_timing != "final" or not self.shadow_flags):
             raise ValueError("RPRConfig.flagged_as_failure needs shadow_flags and reward_timing 'final' (it recomputes "
                              "the final reward of a flagged success)")
