@@ -131,7 +131,7 @@ def probe_row(trajs: list[Trajectory], before: int, kinds: dict[str, str] | None
             **({"by_kind": dict(sorted(by_kind.items()))} if kinds else {})}
 
 
-def learnable(counts: dict[str, list[int]]) -> list[str]:
+def solved_sometimes(counts: dict[str, list[int]]) -> list[str]:
     """The keys (tasks or kinds) of a probe's `[successes, episodes]` counts solved in some episodes, not all."""
     return [key for key, (s, e) in counts.items() if 0 < s < e]
 
@@ -141,7 +141,7 @@ def probe_curves(probes: list[dict]) -> dict:
     PPO starts on; the same tasks and seeds in every probe)."""
     if not probes:
         return {}
-    first = set(learnable(probes[0]["by_task"]))
+    first = set(solved_sometimes(probes[0]["by_task"]))
 
     def rate(p, names):
         got = [p["by_task"][n] for n in names if n in p["by_task"]]
@@ -150,7 +150,7 @@ def probe_curves(probes: list[dict]) -> dict:
     out = {"before_step": [p["before_step"] for p in probes], "pool_success": [p["pool_success"] for p in probes],
            "first_frontier_tasks": len(first), "first_frontier_success": [rate(p, first) for p in probes]}
     if "by_kind" in probes[0]:  # the kinds the first probe found learnable, on the same held-out tasks each time
-        front = learnable(probes[0]["by_kind"])
+        front = solved_sometimes(probes[0]["by_kind"])
         out["first_frontier_kinds"] = len(front)
         out["first_frontier_kinds_success"] = [
             sum(p["by_kind"].get(k, [0, 0])[0] for k in front) / max(1, sum(p["by_kind"].get(k, [0, 0])[1] for k in front))
@@ -171,7 +171,7 @@ def first_frontier_kinds(d: Path, tasks: list) -> list[str]:
         from ..rollout.trajectory import read_trajectories
 
         first = probe_row(read_trajectories(probe.parent / "trajectories.jsonl"), 0, kind_map(tasks))
-    return sorted(learnable(first["by_kind"]))
+    return sorted(solved_sometimes(first["by_kind"]))
 
 
 def write_heldout(stage: Path, out: Path, per_kind: int) -> dict[str, str]:
