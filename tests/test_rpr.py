@@ -299,6 +299,28 @@ def test_the_config_refuses_a_reward_the_registry_lacks_and_names_the_field_and_
         RPRConfig.from_dict({"reward": "SPR"})
 
 
+def test_optimizer_states_load_from_the_ranks_own_file_only(tmp_path):
+    """A step's optimizer states are `optim-rank{R}.pt` beside its `world.json`; no other file name is read."""
+    from rsi_lite.rpr.stage import load_optimizers
+
+    def optims():
+        torch.manual_seed(0)
+        return {"critic": torch.optim.AdamW(torch.nn.Linear(2, 1).parameters(), lr=0.1)}
+
+    saved = optims()
+    saved["critic"].param_groups[0]["lr"] = 0.5
+    (tmp_path / "world.json").write_text(json.dumps({"world": 1}))
+    torch.save({name: o.state_dict() for name, o in saved.items()}, tmp_path / "optim.pt")
+    with pytest.raises(FileNotFoundError):
+        load_optimizers(optims(), tmp_path, 0, 1)
+    (tmp_path / "optim.pt").rename(tmp_path / "optim-rank0.pt")
+    loaded = optims()
+    load_optimizers(loaded, tmp_path, 0, 1)
+    assert loaded["critic"].param_groups[0]["lr"] == 0.5
+    with pytest.raises(ValueError, match="written by 1 rank"):
+        load_optimizers(optims(), tmp_path, 0, 2)
+
+
 def test_schedule_is_warmup_then_calibration_then_joint():
     s = schedule(RPRConfig(warmup_tasks=5, batch_tasks=2, calibration_steps=4, steps=2))
     assert [p for p, _ in s] == ["warmup"] * 3 + ["calibration"] * 4 + ["joint"] * 2

@@ -213,10 +213,7 @@ def load_optimizers(optims: dict, step: Path, rank: int, world: int) -> None:
     if saved_world != world:
         raise ValueError(f"{step}/world.json: the optimizer states were written by {saved_world} rank(s), "
                          f"this run has {world}")
-    path = step / f"optim-rank{rank}.pt"
-    if not path.is_file() and (step / "optim.pt").is_file():  # a run directory from before the shared protocol
-        path = step / "optim.pt"
-    saved = torch.load(path, weights_only=False)
+    saved = torch.load(step / f"optim-rank{rank}.pt", weights_only=False)
     for name, o in optims.items():
         o.load_state_dict(saved[name])
 
