@@ -299,6 +299,22 @@ def test_the_config_refuses_a_reward_the_registry_lacks_and_names_the_field_and_
         RPRConfig.from_dict({"reward": "SPR"})
 
 
+def test_the_estimator_comes_from_the_registry_and_a_missing_one_is_named_with_the_choices(monkeypatch):
+    from rsi_lite.algos import advantages
+    from rsi_lite.rpr.update import advantages_for
+
+    with pytest.raises(ValueError, match=r"RPRConfig.estimator: 'td' is not one of tb_gae, gae"):
+        RPRConfig(estimator="td")
+    cfg = RPRConfig()
+    cfg.estimator = "td"  # set after the config's own check: the update still names the field and the choices
+    rewards, values, mask = torch.zeros(1, 3), torch.zeros(1, 3), torch.ones(1, 3, dtype=torch.long)
+    with pytest.raises(ValueError, match=r"RPRConfig.estimator: 'td' is not one of tb_gae, gae"):
+        advantages_for(cfg, rewards, values, mask)
+    monkeypatch.setitem(advantages.ESTIMATORS, "td", lambda r, v, m, done, g, lam: (r - v + g, r + lam))
+    adv, ret = advantages_for(RPRConfig(estimator="td", gamma_turn=0.5, lam_turn=0.25), rewards, values, mask)
+    assert (adv == 0.5).all() and (ret == 0.25).all()
+
+
 def test_optimizer_states_load_from_the_ranks_own_file_only(tmp_path):
     """A step's optimizer states are `optim-rank{R}.pt` beside its `world.json`; no other file name is read."""
     from rsi_lite.rpr.stage import load_optimizers

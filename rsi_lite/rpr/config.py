@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from ..algos.advantages import ESTIMATORS
 from ..algos.ppo import PPOConfig
 from ..algos.rewards import REWARDS
 from ..rollout.engine import RolloutConfig
@@ -85,7 +86,8 @@ class RPRConfig:
     """Reward a flagged success as the failure it may be (its rewards recomputed with strict = 0; the final
     reward only, so with reward_timing 'final'). Off by default: the flags are logged, the paper's reward kept."""
     estimator: str = "tb_gae"
-    """tb_gae | gae."""
+    """The advantage estimator: a key of `rsi_lite.algos.advantages.ESTIMATORS` ('tb_gae', the paper's, or 'gae',
+    token-level)."""
     gamma_turn: float = 1.0
     """Discount at a turn boundary (per token for 'gae')."""
     lam_turn: float = 0.95
@@ -127,6 +129,8 @@ class RPRConfig:
     def __post_init__(self):
         if self.reward not in REWARDS:
             raise ValueError(f"RPRConfig.reward: {self.reward!r} is not one of {', '.join(REWARDS)}")
+        if self.estimator not in ESTIMATORS:
+            raise ValueError(f"RPRConfig.estimator: {self.estimator!r} is not one of {', '.join(ESTIMATORS)}")
         if self.flagged_as_failure and (self.reward_timing != "final" or not self.shadow_flags):
             raise ValueError("RPRConfig.flagged_as_failure needs shadow_flags and reward_timing 'final' (it recomputes "
                              "the final reward of a flagged success)")

@@ -10,7 +10,7 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ..algos.advantages import tb_gae, terminal_rewards, token_gae
+from ..algos.advantages import ESTIMATORS, terminal_rewards
 from ..algos.ppo import explained_variance, masked_whiten, ppo_loss, value_loss
 from ..rollout.trajectory import Trajectory
 
@@ -65,15 +65,21 @@ def batch_tensors(trajs: list[Trajectory], reward: str, pad_id: int, timing: str
     return ids, att, mask, lps, rewards
 
 
+def estimator(cfg: "RPRConfig"):
+    """The advantage estimator `cfg.estimator` names (`rsi_lite.algos.advantages.ESTIMATORS`)."""
+    try:
+        return ESTIMATORS[cfg.estimator]
+    except KeyError:
+        raise ValueError(f"RPRConfig.estimator: {cfg.estimator!r} is not one of {', '.join(ESTIMATORS)}") from None
+
+
 def advantages_for(cfg: "RPRConfig", rewards, values, mask):
+    """(advantages, returns), [B, T], by the estimator `cfg.estimator` names, with `cfg.gamma_turn` and
+    `cfg.lam_turn` as its discount and trace decay."""
     import torch
 
     done = torch.ones(values.shape[0], dtype=torch.bool)  # every episode ends with the verifier's verdict
-    if cfg.estimator == "tb_gae":
-        return tb_gae(rewards, values, mask, done, gamma_turn=cfg.gamma_turn, lam_turn=cfg.lam_turn)
-    if cfg.estimator == "gae":
-        return token_gae(rewards, values, mask, done, gamma=cfg.gamma_turn, lam=cfg.lam_turn)
-    raise ValueError(f"RPRConfig.estimator: {cfg.estimator!r} is neither 'tb_gae' nor 'gae'")
+    return estimator(cfg)(rewards, values, mask, done, cfg.gamma_turn, cfg.lam_turn)
 
 
 def minibatch_order(groups: list, seed: int, step: int, epoch: int) -> list:
