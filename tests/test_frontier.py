@@ -103,6 +103,23 @@ def test_step_jobs_draw_from_the_verdicts_of_earlier_probes_and_steps(tmp_path):
     assert uni[2]["rule"] == "uniform" and len({t.name for t, _ in uni[1]}) == 4
 
 
+def test_the_batch_rule_comes_from_the_registry_and_a_missing_one_is_named_with_the_choices(tmp_path, monkeypatch):
+    from rsi_lite.rpr.batches import BATCH_RULES
+    from rsi_lite.rpr.stage import run_rpr
+
+    tasks = [SimpleNamespace(name=n) for n in NAMES]
+    cfg = RPRConfig(batch_rule="first", warmup_tasks=0, calibration_steps=0, steps=1, batch_tasks=2)
+    with pytest.raises(ValueError, match=r"RPRConfig.batch_rule: 'first' is not one of frontier, kinds, uniform"):
+        step_jobs(cfg, tasks, tmp_path, 0)
+    # the stage refuses it before it writes or rolls out anything
+    with pytest.raises(ValueError, match=r"RPRConfig.batch_rule: 'first'"):
+        run_rpr(tmp_path / "run", 1, cfg)
+    assert not (tmp_path / "run").exists()
+    monkeypatch.setitem(BATCH_RULES, "first", lambda cfg, tasks, d, k, kinds: ([t.name for t in tasks[:2]], {"rule": "first"}))
+    phase, jobs, info = step_jobs(cfg, tasks, tmp_path, 0)
+    assert [t.name for t, _ in jobs] == NAMES[:2] and info == {"rule": "first", "tasks": 2}
+
+
 def test_probe_curves_follow_the_first_frontier():
     p0 = {"before_step": 0, "pool_success": 0.25, "by_task": {"a": [1, 2], "b": [0, 2], "c": [1, 2], "d": [2, 2]}}
     p1 = {"before_step": 5, "pool_success": 0.5, "by_task": {"a": [2, 2], "b": [0, 2], "c": [2, 2], "d": [0, 2]}}

@@ -31,10 +31,11 @@ class RPRConfig:
     pool_families: list[str] = field(default_factory=list)
     """Use only pool tasks of these families (empty: all), as `RSRConfig.pool_families`."""
     batch_rule: str = "frontier"
-    """Which tasks a batch is drawn from: 'frontier' (tasks the current actor solves sometimes but not always,
-    `rsi_lite.rpr.frontier`), 'kinds' (distinct tasks of the kinds it solves sometimes, `rpr.frontier.draw_by_kind`; the
-    probe tasks are held out of its batches) or 'uniform' (the paper's: a fixed shuffle of the pool, 256 tasks x
-    1 rollout there)."""
+    """Which tasks a batch is drawn from, a key of `rsi_lite.rpr.batches.BATCH_RULES`: 'frontier' (tasks the current
+    actor solves sometimes but not always, `rsi_lite.rpr.frontier`), 'kinds' (distinct tasks of the kinds it solves
+    sometimes, `rpr.frontier.draw_by_kind`; the probe tasks are held out of its batches) or 'uniform' (the paper's:
+    a fixed shuffle of the pool, 256 tasks x 1 rollout there). Checked when the stage starts (`run_rpr`), not
+    here: the rules' module imports this one."""
     window: int = 4
     """frontier: a task's success rate is that of its last `window` training-rollout verdicts."""
     kind_window: int = 16

@@ -35,7 +35,17 @@ from ..rollout.engine import RolloutConfig, run_episodes
 from ..rollout.trajectory import Trajectory, write_trajectories
 from ..timing import CLOCK
 from ..tracking import Curves
-from .batches import PROBE_SEED, kind_map, probe_curves, probe_jobs, probe_points, probe_row, schedule, step_jobs
+from .batches import (
+    PROBE_SEED,
+    batch_rule,
+    kind_map,
+    probe_curves,
+    probe_jobs,
+    probe_points,
+    probe_row,
+    schedule,
+    step_jobs,
+)
 from .config import RPRConfig
 from .update import update
 
@@ -232,6 +242,8 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
     from ..tasks import family_check_counts
     from ..tasks.suites import pool_tasks
 
+    if cfg is not None:
+        batch_rule(cfg)  # an unknown rule fails here, before config.json is written and the first probe runs
     d = Path(run) / (name or f"rpr-{cycle}")
     d.mkdir(parents=True, exist_ok=True)
     cfg = config_file(d, cfg, RPRConfig)
