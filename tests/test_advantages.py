@@ -7,7 +7,7 @@ import random
 import pytest
 import torch
 
-from rsi_lite.algos.advantages import reference_tb_gae, tb_gae, terminal_rewards, token_gae, turn_index
+from rsi_lite.algos.advantages import ESTIMATORS, reference_tb_gae, tb_gae, terminal_rewards, token_gae, turn_index
 
 T = torch.tensor
 
@@ -19,6 +19,17 @@ def test_docstring_example_by_hand():
     adv, ret = tb_gae(rewards, values, mask, T([True]), gamma_turn=0.9, lam_turn=0.5)
     assert torch.allclose(adv, T([[0, .31, .21, 0, .2]]))
     assert torch.allclose(ret, T([[0, .81, .81, 0, 1.0]]))
+
+
+def test_the_registry_calls_each_estimator_with_discount_and_trace_decay_in_the_same_places():
+    mask = T([[0, 1, 1, 0, 1]])
+    values = T([[0.0, .5, .6, 0.0, .8]])
+    rewards, done = terminal_rewards(T([1.0]), mask), T([True])
+    assert set(ESTIMATORS) == {"tb_gae", "gae"}
+    want = {"tb_gae": tb_gae(rewards, values, mask, done, gamma_turn=0.9, lam_turn=0.5),
+            "gae": token_gae(rewards, values, mask, done, gamma=0.9, lam=0.5)}
+    for name, f in ESTIMATORS.items():
+        assert all(torch.equal(a, b) for a, b in zip(f(rewards, values, mask, done, 0.9, 0.5), want[name]))
 
 
 def test_three_turns_by_hand_and_token_gae_differs():

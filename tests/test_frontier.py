@@ -9,9 +9,18 @@ from types import SimpleNamespace
 import pytest
 
 from rsi_lite.rollout.trajectory import read_trajectories
-from rsi_lite.rpr.batches import history, kind_map, probe_curves, probe_jobs, probe_points, probe_row, step_jobs
+from rsi_lite.rpr.batches import (
+    history,
+    kind_map,
+    probe_curves,
+    probe_jobs,
+    probe_points,
+    probe_row,
+    solved_sometimes,
+    step_jobs,
+)
 from rsi_lite.rpr.config import RPRConfig
-from rsi_lite.rpr.frontier import draw_batch, draw_by_kind, learnable, outcome_table
+from rsi_lite.rpr.frontier import draw_batch, draw_by_kind, frontier_names, outcome_table
 from rsi_lite.rpr.update import minibatch_order
 from rsi_lite.tasks.spec import task_kind
 
@@ -23,7 +32,7 @@ NAMES = [f"t{i}" for i in range(10)]
 def test_outcome_table_keeps_the_last_window_verdicts_of_each_task():
     table = outcome_table([("a", 0), ("b", 1), ("a", 1), ("a", 1), ("a", 0)], window=3)
     assert table == {"a": [1, 1, 0], "b": [1]}
-    assert learnable(table, ["a", "b", "c"]) == ["a"]  # b always solved, c never seen
+    assert frontier_names(table, ["a", "b", "c"]) == ["a"]  # b always solved, c never seen
 
 
 def test_the_batch_is_the_frontier_plus_explore_slots():
@@ -39,9 +48,9 @@ def test_the_batch_is_the_frontier_plus_explore_slots():
 
 def test_a_task_that_is_always_solved_leaves_the_frontier_and_one_newly_solved_enters():
     hist = [("t0", 1), ("t0", 0), ("t1", 0), ("t1", 0)]
-    assert learnable(outcome_table(hist, 4), NAMES) == ["t0"]
+    assert frontier_names(outcome_table(hist, 4), NAMES) == ["t0"]
     hist += [("t0", 1)] * 4 + [("t1", 1)]
-    assert learnable(outcome_table(hist, 4), NAMES) == ["t1"]
+    assert frontier_names(outcome_table(hist, 4), NAMES) == ["t1"]
 
 
 def test_nothing_learnable_falls_back_to_the_uniform_draw_and_says_so():
@@ -94,11 +103,29 @@ def test_step_jobs_draw_from_the_verdicts_of_earlier_probes_and_steps(tmp_path):
     assert uni[2]["rule"] == "uniform" and len({t.name for t, _ in uni[1]}) == 4
 
 
+def test_the_batch_rule_comes_from_the_registry_and_a_missing_one_is_named_with_the_choices(tmp_path, monkeypatch):
+    from rsi_lite.rpr.batches import BATCH_RULES
+    from rsi_lite.rpr.stage import run_rpr
+
+    tasks = [SimpleNamespace(name=n) for n in NAMES]
+    cfg = RPRConfig(batch_rule="first", warmup_tasks=0, calibration_steps=0, steps=1, batch_tasks=2)
+    with pytest.raises(ValueError, match=r"RPRConfig.batch_rule: 'first' is not one of frontier, kinds, uniform"):
+        step_jobs(cfg, tasks, tmp_path, 0)
+    # the stage refuses it before it writes or rolls out anything
+    with pytest.raises(ValueError, match=r"RPRConfig.batch_rule: 'first'"):
+        run_rpr(tmp_path / "run", 1, cfg)
+    assert not (tmp_path / "run").exists()
+    monkeypatch.setitem(BATCH_RULES, "first", lambda cfg, tasks, d, k, kinds: ([t.name for t in tasks[:2]], {"rule": "first"}))
+    phase, jobs, info = step_jobs(cfg, tasks, tmp_path, 0)
+    assert [t.name for t, _ in jobs] == NAMES[:2] and info == {"rule": "first", "tasks": 2}
+
+
 def test_probe_curves_follow_the_first_frontier():
     p0 = {"before_step": 0, "pool_success": 0.25, "by_task": {"a": [1, 2], "b": [0, 2], "c": [1, 2], "d": [2, 2]}}
     p1 = {"before_step": 5, "pool_success": 0.5, "by_task": {"a": [2, 2], "b": [0, 2], "c": [2, 2], "d": [0, 2]}}
     c = probe_curves([p0, p1])
     assert c["first_frontier_tasks"] == 2 and c["first_frontier_success"] == [0.5, 1.0]
+    assert solved_sometimes(p0["by_task"]) == ["a", "c"]  # a probe's counts, not a window of verdicts
     assert json.dumps(c)  # plain data for summary.json
 
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from rsi_lite.algos.rewards import (
+    REWARDS,
     Outcome,
     audit,
     compute_reward,
@@ -59,6 +60,16 @@ def test_bad_parameters_are_refused():
         fdr_reward(Outcome(0, 1, 1, True), divisor=0)
     with pytest.raises(ValueError):
         compute_reward("xyz", Outcome(0, 1, 1, True))
+
+
+def test_a_reward_added_to_the_registry_is_computed_by_name_and_the_settings_it_takes(monkeypatch):
+    """`compute_reward` dispatches through `REWARDS`, so a new reward needs no second list to be computable."""
+    monkeypatch.setitem(REWARDS, "half", lambda o, divisor=82.0: o.passed / divisor / 2)
+    assert compute_reward("half", Outcome(0, 41, 50, True), divisor=41, alpha=0.3) == 0.5
+    with pytest.raises(ValueError, match="s, fdr, spr, half"):
+        compute_reward("xyz", Outcome(0, 1, 1, True))
+    for kind in REWARDS:  # every registered reward, in the settings compute_reward passes
+        assert 0.0 <= compute_reward(kind, Outcome(0, 41, 50, True), divisor=82, alpha=0.5) <= 1.0
 
 
 def test_compute_reward_reads_reports_and_dicts():

@@ -95,6 +95,27 @@ def test_joint_update_moves_both_and_reports_fixed_metric_names(tok):
     assert row["ratio/mean"] == pytest.approx(1.0, abs=1e-5) and row["losses/clipfrac"] == 0.0
 
 
+def test_the_batch_figures_are_the_stages_and_cover_the_whole_batch_when_sharded(tok, tmp_path):
+    """`reward/mean`, `success/mean` and `tokens/generated` have one owner, `update_step`, which reads the whole
+    batch; `update` sees one rank's share under scale_up, so it must not report them (they would be that share's)."""
+    from rsi_lite.rollout.trajectory import write_trajectories
+    from rsi_lite.rpr.stage import update_step
+
+    trajs = fake_trajectories(4)
+    trajs[1].tokens = {"generated": 30}
+    cfg = RPRConfig(minibatch=2, warmup_tasks=0, calibration_steps=1, steps=0, critic_lr=1e-2)
+    pol = tiny_actor_critic(tok)
+    assert not {"reward/mean", "success/mean", "tokens/generated"} & set(
+        update(pol, trajs, cfg, make_optimizers(pol, cfg), train_actor=False))
+    step = tmp_path / "step-000"
+    step.mkdir()
+    write_trajectories(trajs, step / "rollouts.jsonl")
+    (step / "rollout.json").write_text(json.dumps({"rollout_s": 1.0, "phase": "calibration", "batch": {}}))
+    row = update_step(pol, make_optimizers(pol, cfg), cfg, tmp_path, 0, share=lambda xs: xs[:1])  # rank 0's share
+    assert row["reward/mean"] == pytest.approx(sum(t.rewards["spr"] for t in trajs) / 4)
+    assert row["success/mean"] == 0.5 and row["tokens/generated"] == 18 * 3 + 30
+
+
 def test_ratio_bounds_are_over_every_minibatch_and_the_later_ones_see_the_actor_move(tok):
     pol = tiny_actor_critic(tok)
     cfg = RPRConfig(minibatch=1, actor_lr=5e-2, critic_lr=1e-2)
@@ -268,6 +289,53 @@ def test_a_fresh_critic_starts_near_constant_at_the_batch_mean_and_a_loaded_one_
     add_critic(other, path=tmp_path / "critic")  # inherited: its head is the saved one, left as it is
     assert init_value_bias(other, fake_trajectories(4, seed=1), "spr") is None
     assert other.value_head.bias.item() == pytest.approx(mean)
+
+def test_the_config_refuses_a_reward_the_registry_lacks_and_names_the_field_and_the_choices():
+    from rsi_lite.algos.rewards import REWARDS
+
+    for kind in REWARDS:
+        assert RPRConfig(reward=kind).reward == kind
+    with pytest.raises(ValueError, match=r"RPRConfig.reward: 'SPR' is not one of s, fdr, spr"):
+        RPRConfig.from_dict({"reward": "SPR"})
+
+
+def test_the_estimator_comes_from_the_registry_and_a_missing_one_is_named_with_the_choices(monkeypatch):
+    from rsi_lite.algos import advantages
+    from rsi_lite.rpr.update import advantages_for
+
+    with pytest.raises(ValueError, match=r"RPRConfig.estimator: 'td' is not one of tb_gae, gae"):
+        RPRConfig(estimator="td")
+    cfg = RPRConfig()
+    cfg.estimator = "td"  # set after the config's own check: the update still names the field and the choices
+    rewards, values, mask = torch.zeros(1, 3), torch.zeros(1, 3), torch.ones(1, 3, dtype=torch.long)
+    with pytest.raises(ValueError, match=r"RPRConfig.estimator: 'td' is not one of tb_gae, gae"):
+        advantages_for(cfg, rewards, values, mask)
+    monkeypatch.setitem(advantages.ESTIMATORS, "td", lambda r, v, m, done, g, lam: (r - v + g, r + lam))
+    adv, ret = advantages_for(RPRConfig(estimator="td", gamma_turn=0.5, lam_turn=0.25), rewards, values, mask)
+    assert (adv == 0.5).all() and (ret == 0.25).all()
+
+
+def test_optimizer_states_load_from_the_ranks_own_file_only(tmp_path):
+    """A step's optimizer states are `optim-rank{R}.pt` beside its `world.json`; no other file name is read."""
+    from rsi_lite.rpr.stage import load_optimizers
+
+    def optims():
+        torch.manual_seed(0)
+        return {"critic": torch.optim.AdamW(torch.nn.Linear(2, 1).parameters(), lr=0.1)}
+
+    saved = optims()
+    saved["critic"].param_groups[0]["lr"] = 0.5
+    (tmp_path / "world.json").write_text(json.dumps({"world": 1}))
+    torch.save({name: o.state_dict() for name, o in saved.items()}, tmp_path / "optim.pt")
+    with pytest.raises(FileNotFoundError):
+        load_optimizers(optims(), tmp_path, 0, 1)
+    (tmp_path / "optim.pt").rename(tmp_path / "optim-rank0.pt")
+    loaded = optims()
+    load_optimizers(loaded, tmp_path, 0, 1)
+    assert loaded["critic"].param_groups[0]["lr"] == 0.5
+    with pytest.raises(ValueError, match="written by 1 rank"):
+        load_optimizers(optims(), tmp_path, 0, 2)
+
 
 def test_schedule_is_warmup_then_calibration_then_joint():
     s = schedule(RPRConfig(warmup_tasks=5, batch_tasks=2, calibration_steps=4, steps=2))

@@ -107,6 +107,12 @@ def tb_gae(rewards: torch.Tensor, values: torch.Tensor, action_mask: torch.Tenso
                             torch.pow(torch.tensor(lam_turn, device=b.device), b.float())))
 
 
+ESTIMATORS = {"tb_gae": tb_gae, "gae": token_gae}
+"""Every advantage estimator by the name `RPRConfig.estimator` knows it by. Each is called as
+`f(rewards, values, action_mask, done, discount, trace_decay)` (at a turn boundary for TB-GAE, per action token
+for GAE) and returns (advantages, returns)."""
+
+
 def reference_tb_gae(rewards: list[float], values: list[float], mask: list[int], done: bool,
                      gamma_turn: float, lam_turn: float, per_token: bool = False) -> list[float]:
     """One sequence, plain Python, straight from the equations (the tests' reference).

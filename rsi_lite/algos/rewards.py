@@ -23,6 +23,7 @@ nothing for progress; `family_divisors` computes D_f from the tasks themselves.
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -85,18 +86,23 @@ def spr_reward(o: Outcome, divisor: float = DEFAULT_DIVISOR, alpha: float = DEFA
 
 
 REWARDS = {"s": strict_reward, "fdr": fdr_reward, "spr": spr_reward}
+"""Every reward by the name `Trajectory.rewards`, `RPRConfig.reward` and the command line know it by: a reward
+added here is computed for every episode and can be trained on."""
 
 
 def compute_reward(kind: str, report, *, divisor: float = DEFAULT_DIVISOR, alpha: float = DEFAULT_ALPHA) -> float:
-    o = Outcome.of(report)
-    kind = kind.lower()
-    if kind == "s":
-        return strict_reward(o)
-    if kind == "fdr":
-        return fdr_reward(o, divisor)
-    if kind == "spr":
-        return spr_reward(o, divisor, alpha)
-    raise ValueError(f"unknown reward {kind!r}; choose S, FDR or SPR")
+    """The reward `kind` (a key of `REWARDS`, in any case) of a verifier report or a dict with its fields.
+
+    >>> compute_reward("FDR", {"strict": 0, "passed": 41, "total": 50, "valid": True}, divisor=82)
+    0.5
+    """
+    try:
+        reward = REWARDS[kind.lower()]
+    except KeyError:
+        raise ValueError(f"unknown reward {kind!r}; choose one of {', '.join(REWARDS)}") from None
+    # S takes no setting, FDR D_f, SPR D_f and alpha: each gets those it takes
+    takes = inspect.signature(reward).parameters
+    return reward(Outcome.of(report), **{k: v for k, v in (("divisor", divisor), ("alpha", alpha)) if k in takes})
 
 
 def percentile90(counts: Iterable[int]) -> float:

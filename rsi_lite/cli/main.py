@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from ..algos.rewards import DEFAULT_DIVISOR, REWARDS
 from ..paths import TASKS_ROOT
 from ..tracking import REPORT_TO
 from .tasks import add_tasks_parser
@@ -218,7 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
     rw = sub.add_parser("rewards", help="reward tools").add_subparsers(dest="sub", required=True)
     r = rw.add_parser("audit", help="failures' share of reward under FDR and SPR")
     r.add_argument("trajectories", help="a trajectories.jsonl (each record has a 'verifier' report)")
-    r.add_argument("--divisor", type=float, default=82.0, help="D_f for families not in --divisors")
+    r.add_argument("--divisor", type=float, default=DEFAULT_DIVISOR, help="D_f for families not in --divisors")
     r.add_argument("--divisors", help='a JSON file or text {"family": D_f, ...}; default: computed from tasks_mini/')
     r.add_argument("--alpha", type=float)
     r.set_defaults(fn=cmd_rewards_audit)
@@ -274,7 +275,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="--from base: PPO straight from the base model (the paper's control), in DIR/rpr-N-from-base")
     p2.add_argument("--critic", choices=["inherit", "reset"], default="inherit",
                     help="inherit DIR/rpr-(N-1)/critic when present (default) or start a fresh one")
-    p2.add_argument("--reward", choices=["s", "fdr", "spr"])
+    p2.add_argument("--reward", choices=list(REWARDS))
     p2.add_argument("--seed", type=int, help="the training seed (batch draws, rollouts, minibatch order; default the "
                     "config's): a `rsi-lite run --seeds N` run's RPR stages use N, so --seed N repeats one beside it")
     p2.add_argument("--report-to", choices=REPORT_TO, help="also write the PPO curves to DIR/rpr-N/tensorboard/")

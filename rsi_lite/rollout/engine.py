@@ -22,7 +22,7 @@ from collections import deque
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 
-from ..algos.rewards import compute_reward
+from ..algos.rewards import DEFAULT_DIVISOR, REWARDS, compute_reward
 from ..harness.harnesses import HarnessState, make_harness
 from ..harness.messages import Message
 from ..policy.gen.hf_continuous import ForwardMeter
@@ -392,12 +392,12 @@ def _trajectory(e: _Episode, cfg: RolloutConfig, policy_name: str, divisors: dic
         lps += s.logprobs
         pos += len(s.ids)
     rep = e.report.to_dict()
-    d = divisors.get(e.task.family, 82.0)
-    rewards = {k: compute_reward(k, rep, divisor=d) for k in ("s", "fdr", "spr")}
+    d = divisors.get(e.task.family, DEFAULT_DIVISOR)
+    rewards = {k: compute_reward(k, rep, divisor=d) for k in REWARDS}
     verdicts = [{k: r.to_dict()[k] for k in ("strict", "passed", "failed", "total", "valid")} if r is not None else None
                 for r in e.turn_reports]
     turn_rewards = {k: [compute_reward(k, v, divisor=d) if v is not None else 0.0 for v in verdicts]
-                    for k in ("s", "fdr", "spr")} if verdicts else {}
+                    for k in REWARDS} if verdicts else {}
     generated = sum(mask)
     return Trajectory(
         task=e.task.name, task_path=str(e.task.path), suite=e.task.suite, family=e.task.family,

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from ..records import read_json
 from ..rollout.trajectory import Trajectory
 from ..rundir import StageDir
+from .frontier import draw_batch, draw_by_kind
 
 if TYPE_CHECKING:
     from .config import RPRConfig
@@ -88,27 +89,48 @@ def held_out(cfg: "RPRConfig", tasks: list) -> set[str]:
     return {t.name for t, _ in probe_jobs(cfg, tasks)} if cfg.batch_rule == "kinds" else set()
 
 
+def uniform_batch(cfg: "RPRConfig", tasks: list, d: Path, k: int, kinds: dict[str, str] | None) -> tuple[list[str], dict]:
+    """The paper's rule: step k's tasks of a fixed shuffle of the pool (`step_batches`); no verdict is read."""
+    return [t.name for t in step_batches(cfg, tasks)[k][1]], {"rule": "uniform"}
+
+
+def frontier_batch(cfg: "RPRConfig", tasks: list, d: Path, k: int, kinds: dict[str, str] | None) -> tuple[list[str], dict]:
+    """Tasks the actor solves sometimes, by their last `cfg.window` verdicts before step k (`frontier.draw_batch`)."""
+    rng = random.Random(f"batch/{cfg.seed}/{k}")
+    return draw_batch([t.name for t in tasks], history(d, k), cfg.batch_tasks, rng, window=cfg.window,
+                      explore=cfg.explore)
+
+
+def kinds_batch(cfg: "RPRConfig", tasks: list, d: Path, k: int, kinds: dict[str, str] | None) -> tuple[list[str], dict]:
+    """Distinct tasks of the kinds the actor solves sometimes, by each kind's last `cfg.kind_window` verdicts before
+    step k, the probe tasks held out (`frontier.draw_by_kind`)."""
+    rng = random.Random(f"batch/{cfg.seed}/{k}")
+    hold = held_out(cfg, tasks)
+    return draw_by_kind([t.name for t in tasks if t.name not in hold], kinds or kind_map(tasks), history(d, k),
+                        cfg.batch_tasks, rng, window=cfg.kind_window, explore=cfg.explore)
+
+
+BATCH_RULES = {"frontier": frontier_batch, "kinds": kinds_batch, "uniform": uniform_batch}
+"""Every batch rule by the name `RPRConfig.batch_rule` knows it by. Each is called as `f(cfg, tasks, d, k, kinds)`
+(the stage's directory `d`, whose verdicts before step k it may read; `kinds` the tasks' `kind_map` or None) and
+returns step k's task names and what the draw saw (`info["rule"]`: the rule it drew by)."""
+
+
+def batch_rule(cfg: "RPRConfig"):
+    """The batch rule `cfg.batch_rule` names (`BATCH_RULES`)."""
+    try:
+        return BATCH_RULES[cfg.batch_rule]
+    except KeyError:
+        raise ValueError(f"RPRConfig.batch_rule: {cfg.batch_rule!r} is not one of {', '.join(BATCH_RULES)}") from None
+
+
 def step_jobs(cfg: "RPRConfig", tasks: list, d: Path, k: int,
               kinds: dict[str, str] | None = None) -> tuple[str, list[tuple], dict]:
     """Step k's phase, its rollout jobs (task, episode seed) and what the draw saw. The frontier rules read the
     verdicts of the probes and steps before k from `d`: the same batch however the step is run. `kinds`: the
     tasks' `kind_map`, when the caller already has it."""
-    from .frontier import draw_batch, draw_by_kind
-
     phase = schedule(cfg)[k][0]
-    if cfg.batch_rule == "uniform":
-        names, info = [t.name for t in step_batches(cfg, tasks)[k][1]], {"rule": "uniform"}
-    elif cfg.batch_rule == "frontier":
-        rng = random.Random(f"batch/{cfg.seed}/{k}")
-        names, info = draw_batch([t.name for t in tasks], history(d, k), cfg.batch_tasks, rng,
-                                 window=cfg.window, explore=cfg.explore)
-    elif cfg.batch_rule == "kinds":
-        rng = random.Random(f"batch/{cfg.seed}/{k}")
-        hold = held_out(cfg, tasks)
-        names, info = draw_by_kind([t.name for t in tasks if t.name not in hold], kinds or kind_map(tasks), history(d, k),
-                                   cfg.batch_tasks, rng, window=cfg.kind_window, explore=cfg.explore)
-    else:
-        raise ValueError(f"RPRConfig.batch_rule: {cfg.batch_rule!r} is not 'frontier', 'kinds' or 'uniform'")
+    names, info = batch_rule(cfg)(cfg, tasks, d, k, kinds)
     by_name = {t.name: t for t in tasks}
     r = cfg.rollouts_per_task
     jobs = [(by_name[n], 1000 * k + r * j + i) for j, n in enumerate(names) for i in range(r)]
@@ -133,7 +155,7 @@ def probe_row(trajs: list[Trajectory], before: int, kinds: dict[str, str] | None
             **({"by_kind": dict(sorted(by_kind.items()))} if kinds else {})}
 
 
-def learnable(counts: dict[str, list[int]]) -> list[str]:
+def solved_sometimes(counts: dict[str, list[int]]) -> list[str]:
     """The keys (tasks or kinds) of a probe's `[successes, episodes]` counts solved in some episodes, not all."""
     return [key for key, (s, e) in counts.items() if 0 < s < e]
 
@@ -143,7 +165,7 @@ def probe_curves(probes: list[dict]) -> dict:
     PPO starts on; the same tasks and seeds in every probe)."""
     if not probes:
         return {}
-    first = set(learnable(probes[0]["by_task"]))
+    first = set(solved_sometimes(probes[0]["by_task"]))
 
     def rate(p, names):
         got = [p["by_task"][n] for n in names if n in p["by_task"]]
@@ -152,7 +174,7 @@ def probe_curves(probes: list[dict]) -> dict:
     out = {"before_step": [p["before_step"] for p in probes], "pool_success": [p["pool_success"] for p in probes],
            "first_frontier_tasks": len(first), "first_frontier_success": [rate(p, first) for p in probes]}
     if "by_kind" in probes[0]:  # the kinds the first probe found learnable, on the same held-out tasks each time
-        front = learnable(probes[0]["by_kind"])
+        front = solved_sometimes(probes[0]["by_kind"])
         out["first_frontier_kinds"] = len(front)
         out["first_frontier_kinds_success"] = [
             sum(p["by_kind"].get(k, [0, 0])[0] for k in front) / max(1, sum(p["by_kind"].get(k, [0, 0])[1] for k in front))
@@ -173,7 +195,7 @@ def first_frontier_kinds(d: Path, tasks: list) -> list[str]:
         from ..rollout.trajectory import read_trajectories
 
         first = probe_row(read_trajectories(probe.parent / "trajectories.jsonl"), 0, kind_map(tasks))
-    return sorted(learnable(first["by_kind"]))
+    return sorted(solved_sometimes(first["by_kind"]))
 
 
 def write_heldout(stage: Path, out: Path, per_kind: int) -> dict[str, str]:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from ..algos.advantages import ESTIMATORS
 from ..algos.ppo import PPOConfig
+from ..algos.rewards import REWARDS
 from ..rollout.engine import RolloutConfig
 
 
@@ -29,10 +31,11 @@ class RPRConfig:
     pool_families: list[str] = field(default_factory=list)
     """Use only pool tasks of these families (empty: all), as `RSRConfig.pool_families`."""
     batch_rule: str = "frontier"
-    """Which tasks a batch is drawn from: 'frontier' (tasks the current actor solves sometimes but not always,
-    `rsi_lite.rpr.frontier`), 'kinds' (distinct tasks of the kinds it solves sometimes, `rpr.frontier.draw_by_kind`; the
-    probe tasks are held out of its batches) or 'uniform' (the paper's: a fixed shuffle of the pool, 256 tasks x
-    1 rollout there)."""
+    """Which tasks a batch is drawn from, a key of `rsi_lite.rpr.batches.BATCH_RULES`: 'frontier' (tasks the current
+    actor solves sometimes but not always, `rsi_lite.rpr.frontier`), 'kinds' (distinct tasks of the kinds it solves
+    sometimes, `rpr.frontier.draw_by_kind`; the probe tasks are held out of its batches) or 'uniform' (the paper's:
+    a fixed shuffle of the pool, 256 tasks x 1 rollout there). Checked when the stage starts (`run_rpr`), not
+    here: the rules' module imports this one."""
     window: int = 4
     """frontier: a task's success rate is that of its last `window` training-rollout verdicts."""
     kind_window: int = 16
@@ -71,7 +74,7 @@ class RPRConfig:
     size, that pushes down every token they share with the successes. Accumulating over the batch makes
     each step weigh the batch's successes and failures together (token-weighted, as one big minibatch)."""
     reward: str = "spr"
-    """s | fdr | spr."""
+    """The reward PPO trains on: a key of `rsi_lite.algos.rewards.REWARDS` ('s', 'fdr' or 'spr')."""
     reward_timing: str = "final"
     """'final' (the paper's): the episode's reward on its last action token. 'turn': the workspace is verified
     after every action (`RolloutConfig.verify_turns`) and each action earns the change in reward it made
@@ -84,7 +87,8 @@ class RPRConfig:
     """Reward a flagged success as the failure it may be (its rewards recomputed with strict = 0; the final
     reward only, so with reward_timing 'final'). Off by default: the flags are logged, the paper's reward kept."""
     estimator: str = "tb_gae"
-    """tb_gae | gae."""
+    """The advantage estimator: a key of `rsi_lite.algos.advantages.ESTIMATORS` ('tb_gae', the paper's, or 'gae',
+    token-level)."""
     gamma_turn: float = 1.0
     """Discount at a turn boundary (per token for 'gae')."""
     lam_turn: float = 0.95
@@ -124,6 +128,10 @@ class RPRConfig:
         return cls(**d)
 
     def __post_init__(self):
+        if self.reward not in REWARDS:
+            raise ValueError(f"RPRConfig.reward: {self.reward!r} is not one of {', '.join(REWARDS)}")
+        if self.estimator not in ESTIMATORS:
+            raise ValueError(f"RPRConfig.estimator: {self.estimator!r} is not one of {', '.join(ESTIMATORS)}")
         if self.flagged_as_failure and (self.reward_timing != "final" or not self.shadow_flags):
             raise ValueError("RPRConfig.flagged_as_failure needs shadow_flags and reward_timing 'final' (it recomputes "
                              "the final reward of a flagged success)")

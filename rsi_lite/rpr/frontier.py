@@ -66,8 +66,9 @@ def success_rate(outcomes: list[int]) -> float | None:
     return sum(outcomes) / len(outcomes) if outcomes else None
 
 
-def learnable(table: dict[str, list[int]], names: Iterable[str]) -> list[str]:
-    """The names whose recent success rate is strictly between 0 and 1, in the order given."""
+def frontier_names(table: dict[str, list[int]], names: Iterable[str]) -> list[str]:
+    """The names on the frontier: those whose recent success rate in `table` (`outcome_table`) is strictly
+    between 0 and 1, in the order given."""
     return [n for n in names if 0 < (success_rate(table.get(n, [])) or 0) < 1]
 
 
@@ -79,7 +80,7 @@ def draw_batch(names: list[str], history: list[tuple[str, int]], n: int, rng: ra
     Returns (batch, info) with info = {"learnable": count, "explore": slots used for exploring,
     "rule": "frontier" or "uniform" (the fallback when nothing is learnable)}."""
     table = outcome_table(history, window)
-    front = learnable(table, names)
+    front = frontier_names(table, names)
     if not front:
         return rng.sample(names, min(n, len(names))), {"learnable": 0, "explore": 0, "rule": "uniform"}
     last_seen = {name: i for i, (name, _) in enumerate(history)}

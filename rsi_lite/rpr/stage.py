@@ -35,7 +35,17 @@ from ..rollout.trajectory import Trajectory, write_trajectories
 from ..rundir import StageDir, rpr_dir
 from ..timing import CLOCK
 from ..tracking import Curves
-from .batches import PROBE_SEED, kind_map, probe_curves, probe_jobs, probe_points, probe_row, schedule, step_jobs
+from .batches import (
+    PROBE_SEED,
+    batch_rule,
+    kind_map,
+    probe_curves,
+    probe_jobs,
+    probe_points,
+    probe_row,
+    schedule,
+    step_jobs,
+)
 from .config import RPRConfig
 from .update import update
 
@@ -125,7 +135,7 @@ def roll_out_step(policy, cfg: RPRConfig, tasks, d: Path, k: int, divisors: dict
 def flag_step(trajs: list, tasks, cfg: RPRConfig, divisors: dict) -> None:
     """Each success's `verifier["flags"]` (`verify.shadow.success_flags`); with `flagged_as_failure`, a flagged
     success's rewards recomputed as a failure's (kept as `rewards_unflagged`)."""
-    from ..algos.rewards import compute_reward
+    from ..algos.rewards import DEFAULT_DIVISOR, compute_reward
     from ..verify.shadow import flag_successes
 
     flag_successes(trajs, backend=cfg.rollout.backend, tasks=tasks, workers=cfg.rollout.workers)
@@ -133,7 +143,7 @@ def flag_step(trajs: list, tasks, cfg: RPRConfig, divisors: dict) -> None:
         if t.verifier.get("flags") and cfg.flagged_as_failure:
             t.verifier["rewards_unflagged"] = dict(t.rewards)
             failed = {**t.verifier, "strict": 0}
-            t.rewards = {key: compute_reward(key, failed, divisor=divisors.get(t.family, 82.0)) for key in t.rewards}
+            t.rewards = {key: compute_reward(key, failed, divisor=divisors.get(t.family, DEFAULT_DIVISOR)) for key in t.rewards}
 
 
 def update_step(policy, optims: dict, cfg: RPRConfig, d: Path, k: int, *, rank: int = 0, world: int = 1,
@@ -174,7 +184,7 @@ def update_step(policy, optims: dict, cfg: RPRConfig, d: Path, k: int, *, rank: 
     drew = info.get("batch", {})
     row.update({"step": k, "phase": phase, "rollout_s": info.get("rollout_s", 0.0),
                 "update_s": round(time.monotonic() - t1, 1), "world": world,
-                # the whole batch's, not this rank's share
+                # the whole batch's, not this rank's share: only here, since `update` sees one rank's share
                 "success/mean": successes / len(trajs),
                 "reward/mean": sum(t.rewards[cfg.reward] for t in trajs) / len(trajs),
                 "tokens/generated": sum(t.tokens["generated"] for t in trajs),
@@ -208,10 +218,7 @@ def load_optimizers(optims: dict, step: Path, rank: int, world: int) -> None:
     if saved_world != world:
         raise ValueError(f"{step}/world.json: the optimizer states were written by {saved_world} rank(s), "
                          f"this run has {world}")
-    path = step / f"optim-rank{rank}.pt"
-    if not path.is_file() and (step / "optim.pt").is_file():  # a run directory from before the shared protocol
-        path = step / "optim.pt"
-    saved = torch.load(path, weights_only=False)
+    saved = torch.load(step / f"optim-rank{rank}.pt", weights_only=False)
     for name, o in optims.items():
         o.load_state_dict(saved[name])
 
@@ -229,6 +236,8 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
     from ..tasks import family_check_counts
     from ..tasks.suites import pool_tasks
 
+    if cfg is not None:
+        batch_rule(cfg)  # an unknown rule fails here, before config.json is written and the first probe runs
     stage = rpr_dir(run, cycle, name)
     d = stage.path
     d.mkdir(parents=True, exist_ok=True)

@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import random
 from contextlib import contextmanager, nullcontext
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ..algos.advantages import tb_gae, terminal_rewards, token_gae
+from ..algos.advantages import ESTIMATORS, terminal_rewards
 from ..algos.ppo import explained_variance, masked_whiten, ppo_loss, value_loss
 from ..rollout.trajectory import Trajectory
 
 if TYPE_CHECKING:
+    import torch
+
     from .config import RPRConfig
 
 
@@ -63,15 +65,21 @@ def batch_tensors(trajs: list[Trajectory], reward: str, pad_id: int, timing: str
     return ids, att, mask, lps, rewards
 
 
+def estimator(cfg: "RPRConfig"):
+    """The advantage estimator `cfg.estimator` names (`rsi_lite.algos.advantages.ESTIMATORS`)."""
+    try:
+        return ESTIMATORS[cfg.estimator]
+    except KeyError:
+        raise ValueError(f"RPRConfig.estimator: {cfg.estimator!r} is not one of {', '.join(ESTIMATORS)}") from None
+
+
 def advantages_for(cfg: "RPRConfig", rewards, values, mask):
+    """(advantages, returns), [B, T], by the estimator `cfg.estimator` names, with `cfg.gamma_turn` and
+    `cfg.lam_turn` as its discount and trace decay."""
     import torch
 
     done = torch.ones(values.shape[0], dtype=torch.bool)  # every episode ends with the verifier's verdict
-    if cfg.estimator == "tb_gae":
-        return tb_gae(rewards, values, mask, done, gamma_turn=cfg.gamma_turn, lam_turn=cfg.lam_turn)
-    if cfg.estimator == "gae":
-        return token_gae(rewards, values, mask, done, gamma=cfg.gamma_turn, lam=cfg.lam_turn)
-    raise ValueError(f"RPRConfig.estimator: {cfg.estimator!r} is neither 'tb_gae' nor 'gae'")
+    return estimator(cfg)(rewards, values, mask, done, cfg.gamma_turn, cfg.lam_turn)
 
 
 def minibatch_order(groups: list, seed: int, step: int, epoch: int) -> list:
@@ -118,9 +126,168 @@ def checkpointing(model):
         getattr(model, f"{name}_disable")()
 
 
+# ---------------------------------------------------------------- the update, in CleanRL's order
+
+@dataclass
+class DeviceBatch:
+    """One update's batch on the model's device: the [B, T] tensors of `batch_tensors` and its length groups
+    (`minibatches`) as (row indices, width)."""
+
+    ids: "torch.Tensor"
+    att: "torch.Tensor"
+    mask: "torch.Tensor"
+    rollout_lps: "torch.Tensor"
+    rewards: "torch.Tensor"
+    groups: list
+
+
+@dataclass
+class Targets:
+    """What every minibatch's losses are measured against, fixed before the first gradient step: the actor's
+    "old" log-probabilities (None in a critic-only update), the advantages and the returns, all [B, T]."""
+
+    old_lp: "torch.Tensor | None"
+    adv: "torch.Tensor"
+    ret: "torch.Tensor"
+
+
+def device_batch(policy, trajs: list[Trajectory], cfg: "RPRConfig") -> DeviceBatch:
+    """The batch's tensors on the model's device, and its length groups."""
+    import torch
+
+    tok = policy.tokenizer
+    ids, att, mask, rollout_lps, rewards = (x.to(policy.model.device) for x in batch_tensors(
+        trajs, cfg.reward, tok.pad_token_id if tok.pad_token_id is not None else 0, cfg.reward_timing))
+    groups = [(torch.tensor(g, device=ids.device), max(len(trajs[i].token_ids) for i in g))
+              for g in minibatches(trajs, cfg.minibatch)]
+    return DeviceBatch(ids, att, mask, rollout_lps, rewards, groups)
+
+
+def old_pass(policy, batch: DeviceBatch, train_actor: bool):
+    """The critic's values and (joint update) the actor's log-probabilities before any step: (old_v, old_lp),
+    [B, T], old_lp None in a critic-only update. Computed on the training groups' own widths, so the first
+    minibatch's ratio is exactly 1."""
+    import torch
+
+    from ..policy.critic import token_logprobs, values
+
+    ids, att, mask = batch.ids, batch.att, batch.mask
+    old_v = torch.zeros(ids.shape, device=ids.device)
+    old_lp = torch.zeros(ids.shape, device=ids.device) if train_actor else None
+    with torch.no_grad():
+        for mb, w in batch.groups:
+            old_v[mb, :w] = values(policy, ids[mb, :w], att[mb, :w])
+            if train_actor:
+                old_lp[mb, :w] = token_logprobs(policy, ids[mb, :w], att[mb, :w], only=mask[mb, :w])
+    return old_v, old_lp
+
+
+def before_update_metrics(batch: DeviceBatch, old_v, old_lp, ret) -> dict:
+    """What the critic explained before the update, the returns' spread (what makes a large negative
+    explained variance readable) and, in a joint update, how far the training forward's log-probabilities
+    are from the rollout's own."""
+    mask = batch.mask
+    on = mask.bool()
+    row = {"losses/explained_variance_before": explained_variance(old_v, ret, mask),
+           "returns/std": float(ret[on].float().std(unbiased=False)) if on.any() else float("nan")}
+    if old_lp is not None:
+        row["logprobs/rollout_gap"] = float(((old_lp - batch.rollout_lps).abs() * mask).sum() / mask.sum().clamp(min=1))
+    return row
+
+
+@contextmanager
+def training(policy, *, actor: bool):
+    """The critic (and, with `actor`, the actor) trainable and the model in train mode inside the block;
+    both frozen and the model in eval mode after it."""
+    from ..policy.critic import set_trainable
+
+    set_trainable(policy, actor=actor, critic=True)
+    policy.model.train()
+    try:
+        yield
+    finally:
+        policy.model.eval()
+        set_trainable(policy, actor=False, critic=False)
+
+
+def optimizer_chunks(order: list, accumulate: int) -> list[list]:
+    """One epoch's minibatches (in training order) cut into the runs whose gradients add up before one
+    optimizer step: `accumulate` minibatches each, or all of them for 0 (`RPRConfig.accumulate`)."""
+    size = accumulate if accumulate > 0 else len(order)
+    return [order[i:i + size] for i in range(0, len(order), size)]
+
+
+def minibatch_backward(policy, batch: DeviceBatch, mb, w: int, targets: Targets, cfg: "RPRConfig", *,
+                       train_actor: bool, share: float) -> dict:
+    """The critic's loss and (joint update) the actor's PPO loss on one minibatch, cut to its width `w`, each
+    back-propagated at `share` (its part of its chunk's action tokens, so a chunk's loss is its token mean);
+    returns the minibatch's statistics."""
+    from ..policy.critic import ACTOR, CRITIC, token_logprobs, using_adapter, values
+
+    sl = (mb, slice(0, w))
+    ids, att, mask, ret = batch.ids[sl], batch.att[sl], batch.mask[sl], targets.ret[sl]
+    # Each backward runs inside its adapter's block: checkpointing recomputes the layers' forward during
+    # backward, and that recomputation must route through the adapter the forward used.
+    with checkpointing(policy.model) if checkpointed(cfg, len(mb), w) else nullcontext():
+        with using_adapter(policy.model, CRITIC):
+            v = values(policy, ids, att)
+            vloss = cfg.ppo.vf_coef * value_loss(v, ret, mask)
+            (share * vloss).backward()
+        if not train_actor:
+            return {"losses/value": float(vloss.detach()),
+                    "losses/explained_variance": explained_variance(v.detach(), ret, mask)}
+        with using_adapter(policy.model, ACTOR):
+            lp = token_logprobs(policy, ids, att, only=mask)
+            # the advantages are whitened (if at all) once over the whole batch (`update`), never per minibatch
+            loss, stats = ppo_loss(lp, targets.old_lp[sl], targets.adv[sl], v.detach(), ret, mask,
+                                   replace(cfg.ppo, whiten_advantages=False))
+            (share * loss).backward()  # v is detached: this reaches the actor only
+    return stats
+
+
+def optimizer_step(optims: dict, max_grad_norm: float, *, train_actor: bool) -> None:
+    """Each optimizer's step on its gradients clipped to `max_grad_norm`; the actor's only in a joint update."""
+    import torch
+
+    for name, o in optims.items():
+        if name == "actor" and not train_actor:
+            continue
+        torch.nn.utils.clip_grad_norm_([p for g in o.param_groups for p in g["params"]], max_grad_norm)
+        o.step()
+
+
+def train_chunk(policy, optims: dict, batch: DeviceBatch, chunk: list, targets: Targets, cfg: "RPRConfig", *,
+                train_actor: bool) -> list[dict]:
+    """One optimizer step on a chunk of minibatches: their gradients added up, token-weighted (as one
+    minibatch holding them all), then the step; returns each minibatch's statistics."""
+    for o in optims.values():
+        o.zero_grad(set_to_none=True)
+    chunk_tokens = sum(float(batch.mask[mb, :w].sum()) for mb, w in chunk) or 1.0
+    stats = [minibatch_backward(policy, batch, mb, w, targets, cfg, train_actor=train_actor,
+                                share=float(batch.mask[mb, :w].sum()) / chunk_tokens) for mb, w in chunk]
+    optimizer_step(optims, cfg.max_grad_norm, train_actor=train_actor)
+    return stats
+
+
+def merged_stats(stats: list[dict]) -> dict:
+    """Every minibatch's statistics in one row: `ratio/min` and `ratio/max` over all of them, the others their
+    means; NaNs are left out (a key that is NaN everywhere stays NaN)."""
+    row = {}
+    for k in stats[0]:
+        vals = [s[k] for s in stats if s.get(k) == s.get(k)]  # drop NaN
+        pick = {"ratio/min": min, "ratio/max": max}.get(k, lambda v: sum(v) / len(v))
+        row[k] = pick(vals) if vals else float("nan")
+    return row
+
+
 def update(policy, trajs: list[Trajectory], cfg: "RPRConfig", optims: dict, *, train_actor: bool,
            epochs: int | None = None, step: int = 0) -> dict:
-    """One PPO (or critic-only) update on a batch of trajectories; returns the step's metrics.
+    """One PPO (or critic-only) update on a batch of trajectories; returns the update's metrics (losses, ratios,
+    values). What the batch itself scored (`reward/mean`, `success/mean`, `tokens/generated`) is the stage's to
+    log (`rsi_lite.rpr.stage.update_step`): sharded, `trajs` is one rank's share and only the stage sees it whole.
+
+    In CleanRL's order: the batch's tensors, the old values and log-probabilities, the advantages, then per
+    epoch the minibatches in a seeded order, their losses and the optimizer steps, and last the metrics.
 
     `step` (with `cfg.seed`) seeds the minibatch order. The ratio's min and max are over every minibatch
     of every epoch, the other statistics their means; the first minibatch of the first epoch has ratio 1
@@ -131,74 +298,19 @@ def update(policy, trajs: list[Trajectory], cfg: "RPRConfig", optims: dict, *, t
     back-propagated before the actor's forward pass starts (the two share no trainable weight,
     so the gradients are those of the summed loss); training passes use gradient checkpointing, always or on
     the minibatches too wide to train without it (`checkpointed`)."""
-    import torch
-
-    from ..policy.critic import ACTOR, CRITIC, set_trainable, token_logprobs, using_adapter, values
-
-    tok = policy.tokenizer
-    ids, att, mask, rollout_lps, rewards = (x.to(policy.model.device) for x in batch_tensors(
-        trajs, cfg.reward, tok.pad_token_id if tok.pad_token_id is not None else 0, cfg.reward_timing))
-    groups = [(torch.tensor(g, device=ids.device), max(len(trajs[i].token_ids) for i in g))
-              for g in minibatches(trajs, cfg.minibatch)]
-    old_v = torch.zeros(ids.shape, device=ids.device)
-    old_lp = torch.zeros(ids.shape, device=ids.device) if train_actor else None
-    with torch.no_grad():
-        for mb, w in groups:
-            old_v[mb, :w] = values(policy, ids[mb, :w], att[mb, :w])
-            if train_actor:
-                old_lp[mb, :w] = token_logprobs(policy, ids[mb, :w], att[mb, :w], only=mask[mb, :w])
-        adv, ret = advantages_for(cfg, rewards, old_v, mask)
-    on = mask.bool()
-    row = {"losses/explained_variance_before": explained_variance(old_v, ret, mask),
-           "returns/std": float(ret[on].float().std(unbiased=False)) if on.any() else float("nan")}
-    if old_lp is not None:
-        row["logprobs/rollout_gap"] = float(((old_lp - rollout_lps).abs() * mask).sum() / mask.sum().clamp(min=1))
+    batch = device_batch(policy, trajs, cfg)
+    old_v, old_lp = old_pass(policy, batch, train_actor)
+    adv, ret = advantages_for(cfg, batch.rewards, old_v, batch.mask)
+    row = before_update_metrics(batch, old_v, old_lp, ret)
     if train_actor and cfg.ppo.whiten_advantages:
         # whitened over the whole batch's action tokens (every rank's share, under scale_up's FSDP2), as the loss
         # would over one minibatch of everything
-        adv = masked_whiten(adv, mask, across_ranks=True)
-    ppo_cfg = replace(cfg.ppo, whiten_advantages=False)
-    set_trainable(policy, actor=train_actor, critic=True)
-    policy.model.train()
-    stats_all = []
-    for epoch in range(epochs or cfg.ppo_epochs):
-        order = minibatch_order(groups, cfg.seed, step, epoch)
-        size = cfg.accumulate if cfg.accumulate > 0 else len(order)
-        for chunk in (order[i:i + size] for i in range(0, len(order), size)):
-            for o in optims.values():
-                o.zero_grad(set_to_none=True)
-            chunk_tokens = sum(float(mask[mb, :w].sum()) for mb, w in chunk) or 1.0
-            for mb, w in chunk:
-                sl = (mb, slice(0, w))
-                share = float(mask[sl].sum()) / chunk_tokens  # the chunk's loss is its token mean
-                # Each backward runs inside its adapter's block: checkpointing recomputes the layers' forward
-                # during backward, and that recomputation must route through the adapter the forward used.
-                with checkpointing(policy.model) if checkpointed(cfg, len(mb), w) else nullcontext():
-                    with using_adapter(policy.model, CRITIC):
-                        v = values(policy, ids[sl], att[sl])
-                        vloss = cfg.ppo.vf_coef * value_loss(v, ret[sl], mask[sl])
-                        (share * vloss).backward()
-                    if train_actor:
-                        with using_adapter(policy.model, ACTOR):
-                            lp = token_logprobs(policy, ids[sl], att[sl], only=mask[sl])
-                            loss, stats = ppo_loss(lp, old_lp[sl], adv[sl], v.detach(), ret[sl], mask[sl], ppo_cfg)
-                            (share * loss).backward()  # v is detached: this reaches the actor only
-                    else:
-                        stats = {"losses/value": float(vloss.detach()),
-                                 "losses/explained_variance": explained_variance(v.detach(), ret[sl], mask[sl])}
-                stats_all.append(stats)
-            for name, o in optims.items():
-                if name == "actor" and not train_actor:
-                    continue
-                torch.nn.utils.clip_grad_norm_([p for g in o.param_groups for p in g["params"]], cfg.max_grad_norm)
-                o.step()
-    policy.model.eval()
-    set_trainable(policy, actor=False, critic=False)
-    for k in stats_all[0]:
-        vals = [s[k] for s in stats_all if s.get(k) == s.get(k)]  # drop NaN
-        pick = {"ratio/min": min, "ratio/max": max}.get(k, lambda v: sum(v) / len(v))
-        row[k] = pick(vals) if vals else float("nan")
-    row.update({"reward/mean": float(sum(t.rewards[cfg.reward] for t in trajs) / len(trajs)),
-                "success/mean": float(sum(t.verifier["strict"] for t in trajs) / len(trajs)),
-                "tokens/generated": sum(t.tokens["generated"] for t in trajs)})
-    return row
+        adv = masked_whiten(adv, batch.mask, across_ranks=True)
+    targets = Targets(old_lp, adv, ret)
+    stats = []
+    with training(policy, actor=train_actor):
+        for epoch in range(epochs or cfg.ppo_epochs):
+            order = minibatch_order(batch.groups, cfg.seed, step, epoch)
+            for chunk in optimizer_chunks(order, cfg.accumulate):
+                stats += train_chunk(policy, optims, batch, chunk, targets, cfg, train_actor=train_actor)
+    return {**row, **merged_stats(stats)}
