@@ -61,10 +61,9 @@ class RolloutConfig:
     workers: int = 8
     """Threads running sandbox commands concurrently."""
     batch_size: int = 32
-    """Replies decoded at once; the rest wait for a free place. 32 slots
-    generate 1.34x the tokens per second of 16 on 2 cores, and 64 no more than 32 (`python -m
-    rsi_lite.bench.rollout --runs engine --backends transformers --batch B --episodes 80`: 46.8, 62.9 and 61.2
-    tokens/s, the same 7,068 greedy tokens each; docs/experiments.md)."""
+    """Replies decoded at once; the rest wait for a free place. On 2 cores 32 slots generate more tokens per
+    second than 16, and 64 no more than 32 (`python -m rsi_lite.bench.rollout --runs engine --batch B`;
+    docs/experiments.md, "Figures behind the code's choices")."""
     open_episodes: int = 0
     """Episodes open at once (each holds a sandbox). 0: twice `batch_size`, so that while some
     episodes run commands or their verifier, others have their next prompt ready for every decode slot
@@ -316,8 +315,8 @@ class ReadyQueue:
     The one with the fewest turns taken goes first, then the one that became ready first. An episode that
     opens late (when another closes) would otherwise queue its first turn behind the later turns of older
     ones, and the run would end on a few such episodes speaking alone, turn after turn, in a mostly empty
-    batch; served first, its later turns join the others'. On the rollout benchmark (48 episodes of 2 turns,
-    16 slots, 32 open) it cut the forwards from 329 to 304-307 (three runs) for the same 4,082 tokens.
+    batch; served first, its later turns join the others'. Fewer forwards for the same tokens on the rollout
+    benchmark (docs/history.md).
     """
 
     def __init__(self):

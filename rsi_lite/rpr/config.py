@@ -94,8 +94,9 @@ class RPRConfig:
     lam_turn: float = 0.95
     """Trace decay at a turn boundary (per token for 'gae')."""
     actor_lr: float = 1e-4
-    """Actor LoRA learning rate, from the measurements in docs/experiments.md (2e-5 leaves the ratio near 1; 2e-4
-    with a step per minibatch unlearned what the self-rewrite taught; the profiles pair 1e-4 with `accumulate` 0)."""
+    """Actor LoRA learning rate, from the lr sweep in docs/experiments.md (a tenth of it barely moves the ratio;
+    twice it, with a step per minibatch, unlearned what the self-rewrite taught; the profiles pair it with
+    `accumulate` 0)."""
     critic_lr: float = 5e-4
     """Critic LoRA + value head learning rate (faster than the actor's, as the paper's)."""
     gradient_checkpointing: bool = True

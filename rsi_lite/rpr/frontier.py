@@ -26,7 +26,7 @@ The frontier by kind (`draw_by_kind`, batch rule 'kinds'). Measured on the bundl
 of single tasks is a handful of tasks, so its batches repeat a few tasks' exact token sequences and the
 pool's success fell (docs/experiments.md). But success belongs less to an instance than to its kind (the
 generator's template: "Count the data rows of X", "Write the text X into"): in one RPR run the RSR-1 actor
-solved 189 of 219 row counts and 0 of 34 look-ups, each across many instances. The kind rule estimates
+solved nearly every row count and no look-up, each across many instances (docs/experiments.md, "Figures behind the code's choices"). The kind rule estimates
 success per kind and draws distinct, least-used tasks of the learnable kinds:
 
     kind(task)      family/difficulty + the instruction's first words, paths, quotes and numbers masked

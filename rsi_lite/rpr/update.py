@@ -104,7 +104,7 @@ def checkpointed(cfg: "RPRConfig", rows: int, width: int) -> bool:
     under `cfg.gradient_checkpointing`, else once its padded size passes `cfg.checkpoint_tokens` (0: never).
 
     Kept activations grow with rows x width (and attention's with rows x width^2): without this one 4 x 1,417
-    minibatch took the cpu run's RPR-2 control to 20.9 GB, where its usual minibatches need a third of that."""
+    minibatch of the longest episodes can need several times the memory of the usual ones (docs/experiments.md, "Figures behind the code's choices")."""
     return cfg.gradient_checkpointing or 0 < cfg.checkpoint_tokens < rows * width
 
 
@@ -112,7 +112,7 @@ def checkpointed(cfg: "RPRConfig", rows: int, width: int) -> bool:
 def checkpointing(model):
     """Gradient checkpointing inside the block: the training forward keeps each layer's input only
     and recomputes the rest during backward (one more forward's compute, a fraction of the memory).
-    Without it one PPO minibatch of 4 x 820 tokens held about 6 GB of activations per adapter."""
+    Without it a PPO minibatch of long episodes holds gigabytes of activations per adapter (docs/experiments.md, "Figures behind the code's choices")."""
     # transformers 5 renamed the switch (the old name still works there, with a warning)
     name = "activation_checkpointing" if hasattr(model, "activation_checkpointing_enable") else "gradient_checkpointing"
     enable = getattr(model, f"{name}_enable", None)
