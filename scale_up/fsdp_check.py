@@ -11,7 +11,7 @@ same length and mask, so the mean of the ranks' token means equals the one-proce
 and the losses must agree up to float error (bfloat16's, with `--dtype bfloat16`). Advantages
 are whitened with moments all-reduced over the ranks (`ppo.masked_whiten(..., across_ranks=True)`),
 so each rank's share is whitened as the whole batch: per-rank whitening would change the losses.
-`tests/test_scale_up.py` runs both and compares.
+`tests/scale_up/test_scale_up.py` runs both and compares.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@
 
 `load`: `scale_up.sharded_load.load_sharded` over the ranks; rank 0 writes the gathered full state dicts
 (model and value head), the logits and values of a fixed batch, and every rank's bytes read and peak memory,
-for `tests/test_scale_up.py` to compare with `rsi_lite`'s one-process loading.
+for `tests/scale_up/test_scale_up.py` to compare with `rsi_lite`'s one-process loading.
 
 `meta`: the plan's architecture (the model block of a `scale_up/configs/` file, as a Qwen2 config) with LoRA
 actor and critic, built on the meta device and sharded in bfloat16: each rank's parameter bytes, the total, and

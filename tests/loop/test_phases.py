@@ -1,0 +1,274 @@
+"""The five-phase loop: `pytest tests/loop/test_phases.py -s` (its report: tests/report/test_write.py).
+
+The wiring tests replace the stage functions by recorders (`fake_stages`, in conftest.py) that
+write the files a stage writes (the stages have their own end-to-end tests), so they check in a
+second what the loop decides: where each stage starts, which critic it inherits, which checkpoint
+is retained on val, what the controls run, how seeds share Base. One test runs the real loop
+(smoke profile) on a small random model, kills it between two PPO steps, and resumes it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from rsi_lite.loop import phases as loop
+from rsi_lite.loop.phases import Profile, profile, start
+from rsi_lite.report.write import build, stage_table, write_report
+
+
+def test_phases_run_in_order_and_rpr2_inherits_the_critic(tmp_path, fake_stages):
+    calls, val_of = fake_stages
+    val_of.update({"rsr-1": 0.2, "rpr-1": 0.3, "rsr-2": 0.4, "rpr-2": 0.5})  # every stage improves val
+    start(tmp_path / "r", "tiny", log=lambda *_: None)
+    order = [(c[0], c[1]) for c in calls]
+    assert order == [("eval", "eval-base"), ("floor", "eval-floor"), ("rsr", 1), ("eval", "eval-rsr-1"), ("rpr", "rpr-1"),
+                     ("eval", "eval-rpr-1"), ("rsr", 2), ("eval", "eval-rsr-2"), ("rpr", "rpr-2"),
+                     ("eval", "eval-rpr-2")]
+    rpr1, rpr2 = [c for c in calls if c[0] == "rpr"]
+    assert rpr1[2].endswith("rsr-1/checkpoint") and rpr1[3] == ""
+    assert rpr2[2].endswith("rsr-2/checkpoint") and rpr2[3].endswith("rpr-1/critic")
+    assert rpr2[4].actor_lr == pytest.approx(rpr1[4].actor_lr / 5) and rpr2[4].reward == "spr"
+    rsr2 = [c for c in calls if c[0] == "rsr"][1]
+    assert rsr2[2].endswith("rpr-1/actor")
+    sel = json.loads((tmp_path / "r" / "selection.json").read_text())
+    assert [v["retained"] for v in sel.values()] == ["RSR-1", "RPR-1", "RSR-2", "RPR-2"]
+    assert json.loads((tmp_path / "r" / "result.json").read_text())["retained"] == "RPR-2"
+
+
+def test_a_worse_checkpoint_on_val_is_not_carried_forward(tmp_path, fake_stages):
+    calls, val_of = fake_stages
+    val_of.update({"base": 0.3, "rsr-1": 0.1, "rpr-1": 0.4})  # RSR-1 is worse than Base on val
+    start(tmp_path / "r", "tiny", log=lambda *_: None)
+    rpr1 = next(c for c in calls if c[0] == "rpr")
+    assert rpr1[2] == "base"  # RPR-1 starts from the retained Base, not from RSR-1
+    sel = json.loads((tmp_path / "r" / "selection.json").read_text())
+    assert sel["RSR-1"]["retained"] == "Base" and "Base is better" in sel["RSR-1"]["why"]
+    assert sel["RSR-1"]["candidates"]["RSR-1"]["val_success"] == 0.1
+
+
+def test_controls_start_where_their_counterparts_start(tmp_path, fake_stages):
+    calls, _ = fake_stages
+    start(tmp_path / "r", "tiny", controls=("direct-ppo", "critic-reset", "reward-fdr"), log=lambda *_: None)
+    rpr = {c[1]: c for c in calls if c[0] == "rpr"}
+    p = profile("tiny")
+    assert rpr["control-direct-ppo"][2] == "base" and rpr["control-direct-ppo"][3] == ""
+    assert rpr["control-direct-ppo"][4].steps == 2 * p.rpr.steps  # as many PPO steps as RPR-1 + RPR-2
+    assert rpr["rpr-2-critic-reset"][2] == rpr["rpr-2"][2] and rpr["rpr-2-critic-reset"][3] == ""
+    assert rpr["rpr-2-fdr"][4].reward == "fdr" and rpr["rpr-2-fdr"][3] == rpr["rpr-2"][3]
+    # every keyword a control passes arrives: RPR-2's actor learning rate on both RPR-2 branches, RPR-1's on direct PPO
+    assert rpr["rpr-2-critic-reset"][4].actor_lr == rpr["rpr-2-fdr"][4].actor_lr == p.rpr2_actor_lr
+    assert rpr["control-direct-ppo"][4].actor_lr == rpr["rpr-1"][4].actor_lr
+    assert rpr["rpr-2-critic-reset"][4].reward == rpr["rpr-2"][4].reward
+    rep = build(tmp_path / "r")
+    assert list(rep["controls"]) == ["Direct PPO", "RPR-2, critic reset", "RPR-2, FDR"]
+    assert "Direct PPO" in stage_table(rep)
+
+
+
+def test_a_control_named_on_resume_runs_only_that_branch(tmp_path, fake_stages, monkeypatch):
+    calls, _ = fake_stages
+    start(tmp_path / "r", "tiny", log=lambda *_: None)
+    main_calls = len(calls)
+    assert (tmp_path / "r" / "DONE").is_file()
+
+    def killed(*a, **k):
+        raise KeyboardInterrupt
+
+    real_rpr = loop.run_rpr
+    monkeypatch.setattr(loop, "run_rpr", killed)  # killed as the new branch starts: the run is not finished
+    with pytest.raises(KeyboardInterrupt):
+        start(tmp_path / "r", "tiny", resume=True, controls=("critic-reset",), log=lambda *_: None)
+    assert not (tmp_path / "r" / "DONE").is_file()
+    monkeypatch.setattr(loop, "run_rpr", real_rpr)
+    start(tmp_path / "r", "tiny", resume=True, controls=("critic-reset",), log=lambda *_: None)
+    assert (tmp_path / "r" / "DONE").is_file()
+    assert [(c[0], c[1]) for c in calls[main_calls:]] == [("rpr", "rpr-2-critic-reset"),
+                                                          ("eval", "eval-rpr-2-critic-reset")]
+    assert json.loads((tmp_path / "r" / "run.json").read_text())["controls"] == ["critic-reset"]
+    start(tmp_path / "r", "tiny", resume=True, log=lambda *_: None)  # resuming without the flag keeps it
+    assert len(calls) == main_calls + 2
+    assert list(build(tmp_path / "r")["controls"]) == ["RPR-2, critic reset"]
+
+
+def test_one_cycle_stops_after_rpr_1_and_a_resume_keeps_it(tmp_path, fake_stages):
+    """`--cycles 1` (a second training seed of cycle one): Base, RSR-1, RPR-1 and their evaluations, nothing of
+    cycle two, and the controls that branch from RPR-2's start are refused; `--resume --cycles 2` then runs
+    cycle two alone, from cycle one's selection, and a two-cycle run is never cut back to one."""
+    calls, _ = fake_stages
+    logged = []
+    start(tmp_path / "r", "tiny", seeds=(1,), cycles=1, controls=("direct-ppo",), log=lambda *_: None)
+    assert [c[1] for c in calls if c[0] == "rsr"] == [1]
+    dirs = [c[1] for c in calls if c[0] != "rsr"]
+    assert {"rpr-1", "eval-rsr-1", "eval-rpr-1", "control-direct-ppo"} <= set(dirs)
+    assert not [d for d in dirs if "2" in d]
+    assert json.loads((tmp_path / "r" / "run.json").read_text())["cycles"] == 1
+    assert {c[4].seed for c in calls if c[0] == "rpr"} == {1}
+    rep = write_report(tmp_path / "r")
+    assert [s["stage"] for s in rep["stages"] if s.get("suites")] == ["Base", "RSR-1", "RPR-1"]
+    with pytest.raises(ValueError, match="critic-reset"):
+        start(tmp_path / "r", "tiny", resume=True, controls=("critic-reset",), log=lambda *_: None)
+    with pytest.raises(ValueError, match="--cycles: cycles 1.*reward-fdr"):
+        start(tmp_path / "s", "tiny", cycles=1, controls=("reward-fdr",), log=lambda *_: None)
+    assert not (tmp_path / "s").exists()
+    n = len(calls)
+    start(tmp_path / "r", "tiny", resume=True, cycles=2, controls=("critic-reset",), log=logged.append)
+    new = calls[n:]
+    assert [c[1] for c in new if c[0] == "rsr"] == [2] and "extending" in " ".join(logged)
+    assert not [c for c in new if c[0] != "rsr" and "1" in c[1]]  # nothing of cycle one (nor Base) again
+    assert {"rpr-2", "eval-rpr-2", "rpr-2-critic-reset"} <= {c[1] for c in new}
+    assert json.loads((tmp_path / "r" / "run.json").read_text())["cycles"] == 2
+    n = len(calls)
+    m = len(logged)
+    start(tmp_path / "r", "tiny", resume=True, cycles=1, log=logged.append)
+    assert len(calls) == n and "--cycles 1 ignored" in " ".join(logged[m:])
+    rep = write_report(tmp_path / "r")
+    assert [s["stage"] for s in rep["stages"] if s.get("suites")][:5] == ["Base", "RSR-1", "RPR-1", "RSR-2", "RPR-2"]
+
+
+def test_refuses_to_mix_runs(tmp_path, fake_stages):
+    start(tmp_path / "r", "tiny", log=lambda *_: None)
+    with pytest.raises(FileExistsError, match="--resume"):
+        start(tmp_path / "r", "tiny", log=lambda *_: None)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.txt").write_text("mine")
+    with pytest.raises(FileExistsError, match="not a run"):
+        start(tmp_path / "other", "tiny", log=lambda *_: None)
+    with pytest.raises(ValueError, match="controls"):
+        start(tmp_path / "new", "tiny", controls=("critic-rest",), log=lambda *_: None)
+
+
+def test_profiles_round_trip_and_gpu_says_what_is_missing(monkeypatch):
+    for name in ("tiny", "cpu", "smoke"):
+        p = profile(name)
+        assert Profile.from_dict(json.loads(json.dumps(p.to_dict()))) == p
+        assert "val" in p.eval.suites
+    monkeypatch.setenv("RSI_LITE_GPU_MODEL", "/nonexistent")
+    with pytest.raises(RuntimeError, match="CUDA|RSI_LITE_GPU_MODEL"):
+        loop.check_gpu_profile(profile("gpu"))
+
+
+# ---------------------------------------------------------------- the real loop, killed and resumed
+
+SCRIPT = """
+import sys
+from rsi_lite.loop.phases import profile, start
+p = profile("smoke")
+p.model = sys.argv[2]
+p.eval.suites = ["core", "val"]
+start(sys.argv[1], "smoke", resume=len(sys.argv) > 3, p=p, controls=("critic-reset",),
+      log=lambda m: print(m, flush=True))
+"""
+
+
+def test_killed_mid_stage_and_resumed(tmp_path, bwrap_ok, small_random_model):
+    """The real loop on a small random model, killed between two PPO steps of RPR-1 and resumed: finished
+    stages and steps are not redone, and every stage, the control and the report complete."""
+    out = tmp_path / "run"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    args = [sys.executable, "-c", SCRIPT, str(out), str(small_random_model)]
+    proc = subprocess.Popen(args, env=env, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    marker = out / "rpr-1" / "step-000" / "DONE"
+    deadline = time.monotonic() + 900
+    while not marker.is_file() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert marker.is_file(), proc.stdout.read().decode()[-3000:] if proc.poll() is not None else "timed out"
+    os.killpg(proc.pid, signal.SIGKILL)  # in the middle of RPR-1: its first step written, the rest not
+    proc.wait()
+    assert (out / "rsr-1" / "DONE").is_file() and not (out / "rpr-1" / "DONE").is_file()
+    assert not (out / "DONE").is_file()
+    done_before = [out / "eval-base" / "results.json", out / "rsr-1" / "funnel.json",
+                   out / "rpr-1" / "step-000" / "metrics.json"]
+    stamps = {p: p.stat().st_mtime_ns for p in done_before}
+    # a kill leaves no half-written file where a reader looks (temp files may remain; nothing reads them)
+    for f in out.rglob("*.json*"):
+        if f.suffix == ".jsonl":
+            [json.loads(line) for line in f.read_text().splitlines()]
+        elif f.suffix == ".json":
+            json.loads(f.read_text())
+
+    done = subprocess.run(args + ["resume"], env=env, capture_output=True, text=True, timeout=1800)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert {p: p.stat().st_mtime_ns for p in stamps} == stamps  # finished work was not redone
+    for stage in ("rsr-1", "rpr-1", "rsr-2", "rpr-2", "eval-rpr-2", "rpr-2-critic-reset", "eval-rpr-2-critic-reset"):
+        assert (out / stage / "DONE").is_file()
+    assert (out / "DONE").is_file()
+    summary = json.loads((out / "rpr-1" / "summary.json").read_text())
+    assert summary["phases"] == {"warmup": 1, "calibration": 1, "joint": 1}  # step 0 kept, steps 1-2 run
+    cost = json.loads((out / "cost.json").read_text())
+    assert "resumed" in cost["RPR-1"].get("note", "") and "note" not in cost["RSR-1"]
+    assert cost["RPR-2"]["generated_tokens"] > 0
+    b = cost["RSR-2"]["breakdown"]  # where a stage's wall went
+    assert b["rollout/generating"] > 0 and b["model/load"] > 0
+    assert sum(b.get(k, 0) for k in ("model/load", "model/serve", "rollout/generating", "rollout/waiting",
+                                     "train/sft", "other")) == pytest.approx(cost["RSR-2"]["wall_s"], abs=0.5)
+    assert cost["RPR-2"]["breakdown"]["train/ppo"] > 0
+    rep = write_report(out)
+    assert "Where the wall went" in (out / "report.md").read_text()
+    assert [s["stage"] for s in rep["stages"]] == ["Base", "RSR-1", "RPR-1", "RSR-2", "RPR-2"]
+    assert list(rep["controls"]) == ["RPR-2, critic reset"]
+    assert set(rep["selection"][0]) == {"RSR-1", "RPR-1", "RSR-2", "RPR-2"}
+
+
+def test_each_rpr_phase_is_measured_on_held_out_instances_of_its_learnable_kinds(tmp_path, fake_stages, monkeypatch):
+    from rsi_lite.rollout.trajectory import Trajectory, write_trajectories
+
+    calls, val_of = fake_stages
+    val_of.update({"rsr-1": 0.2, "rpr-1": 0.3, "rsr-2": 0.4, "rpr-2": 0.5})
+    copy = "file_ops/easy: Copy the file X to"
+
+    def fake_write_heldout(stage, out, per_kind):  # RPR-1's first probe found one kind learnable, RPR-2's none
+        if stage.name == "rpr-2":
+            return {}
+        out.mkdir(parents=True)
+        return {f"heldout-{i}": copy for i in range(per_kind)}
+
+    def traj(task, seed, strict):
+        return Trajectory(task=task, task_path="", suite="heldout", family="file_ops", difficulty="easy",
+                          harness="plain", action_format="bash", policy="p", seed=seed, system="", messages=[],
+                          token_ids=[1], action_mask=[1], logprobs=[0.0], turn_spans=[[0, 1]], finish_reason="complete",
+                          turns=1, verifier={"strict": strict, "passed": strict, "total": 1, "valid": True},
+                          rewards={}, tokens={"prompt": 1, "generated": 1, "total": 2}, timings={})
+
+    fake_eval = loop.run_eval
+
+    def eval_or_heldout(d, checkpoint, cfg, model, progress=False):
+        if "heldout" not in str(d):
+            return fake_eval(d, checkpoint, cfg, model, progress)
+        d.mkdir(parents=True)
+        solved = int(checkpoint.endswith("rpr-1/actor"))  # RSR-1 solves none of them, RPR-1 all of them
+        trajs = [traj(f"heldout-{i}", s, solved) for s in range(cfg.k) for i in range(2)]
+        write_trajectories(trajs, d / "trajectories.jsonl")
+        from rsi_lite.eval.evaluate import summarize
+
+        (d / "results.json").write_text(json.dumps({"checkpoint": checkpoint, "k": cfg.k,
+                                                    "suites": summarize(trajs, cfg.k)}))
+        (d / "DONE").write_text("")
+        calls.append(("heldout", str(d.relative_to(tmp_path / "r")), checkpoint, cfg.suites, cfg))
+
+    monkeypatch.setattr("rsi_lite.rpr.batches.write_heldout", fake_write_heldout)
+    monkeypatch.setattr(loop, "run_eval", eval_or_heldout)
+    p = profile("tiny")
+    p.eval.heldout_per_kind = 2
+    start(tmp_path / "r", "tiny", p=p, log=lambda *_: None)
+    held = [c for c in calls if c[0] == "heldout"]
+    assert [c[1] for c in held] == ["heldout-rpr-1/eval-rsr-1", "heldout-rpr-1/eval-rpr-1"]  # none for RPR-2
+    assert held[0][2].endswith("rsr-1/checkpoint") and held[1][2].endswith("rpr-1/actor")
+    assert held[0][3] == [str(tmp_path / "r" / "heldout-rpr-1" / "tasks")] and held[0][4].k == 3  # core's k
+    order = [c[1] for c in calls]
+    assert order.index("heldout-rpr-1/eval-rpr-1") < order.index("eval-rpr-1")
+    rep = build(tmp_path / "r")
+    rows = rep["heldout"][0]["RPR-1"]["rows"]
+    assert [(r["stage"], r["success"], r["by_kind"]) for r in rows] == [("RSR-1", 0.0, {copy: [0, 6]}),
+                                                                       ("RPR-1", 1.0, {copy: [6, 6]})]
+    write_report(tmp_path / "r")
+    md = (tmp_path / "r" / "report.md").read_text()
+    assert "## RPR-1 on held-out kinds" in md and "| RPR-1 | 100.00 (6/6) | 100.0, 100.0, 100.0 | 6/6 |" in md
+    assert "| PPO learns where it has something to learn (RPR-1 over RSR-1 on 2 held-out instances" in md
+    assert "+100.0 points (spread 0.0)" in md and "heldout RPR-1: RSR-1" in json.loads((tmp_path / "r" / "cost.json").read_text())

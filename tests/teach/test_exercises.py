@@ -1,0 +1,88 @@
+"""The notebooks' exercise checkers: a plain solution written from the notebook's text passes, the stub and
+the usual mistakes fail with a message. Run: pytest tests/teach/test_exercises.py
+"""
+
+import json
+import math
+
+import torch
+
+from rsi_lite.teach.exercises import check_clipped_loss, check_masked_nll, check_rewards
+
+
+def stub(*args):
+    raise NotImplementedError("YOUR CODE HERE")
+
+
+# 02 · the masked NLL of self-rewrite
+
+def nll_solution(logits, input_ids, loss_mask):
+    total, count = 0.0, 0
+    for b in range(input_ids.shape[0]):
+        for t in range(1, input_ids.shape[1]):  # token t is predicted by the logits at t - 1
+            if loss_mask[b, t]:
+                total -= torch.log_softmax(logits[b, t - 1], -1)[input_ids[b, t]].item()
+                count += 1
+    return total / max(count, 1)
+
+
+def nll_unshifted(logits, input_ids, loss_mask):
+    logp = torch.log_softmax(logits, -1).gather(-1, input_ids.unsqueeze(-1)).squeeze(-1)
+    return -(logp * loss_mask).sum() / loss_mask.sum()
+
+
+def test_the_masked_nll_checker():
+    assert check_masked_nll(nll_solution) == (True, "correct on 10 random batches")
+    assert check_masked_nll(stub) == (False, "not yet: NotImplementedError: YOUR CODE HERE")
+    ok, msg = check_masked_nll(nll_unshifted)
+    assert not ok and "t - 1" in msg
+
+
+# 03 · FDR and SPR from a CTRF report
+
+def rewards_solution(ctrf_json, reward_txt, divisor, alpha):
+    tests = json.loads(ctrf_json)["results"]["tests"]
+    p = sum(t["status"] == "passed" for t in tests)
+    s = int(reward_txt.strip() == "1")
+    return p / divisor, s + (1 - s) * alpha * min(p / divisor, 1)
+
+
+def rewards_counting_skips(ctrf_json, reward_txt, divisor, alpha):
+    tests = json.loads(ctrf_json)["results"]["tests"]
+    p = sum(t["status"] != "failed" for t in tests)
+    s = int(reward_txt.strip() == "1")
+    return p / divisor, s + (1 - s) * alpha * min(p / divisor, 1)
+
+
+def rewards_unbounded(ctrf_json, reward_txt, divisor, alpha):
+    fdr, _ = rewards_solution(ctrf_json, reward_txt, divisor, alpha)
+    s = int(reward_txt.strip() == "1")
+    return fdr, s + (1 - s) * alpha * fdr  # forgets min(., 1): a failure could outscore a success
+
+
+def test_the_rewards_checker():
+    assert check_rewards(rewards_solution) == (True, "correct on 30 random reports")
+    assert check_rewards(stub)[0] is False
+    assert not check_rewards(rewards_counting_skips)[0]
+    assert not check_rewards(rewards_unbounded, trials=200)[0]
+
+
+# 05 · the asymmetric clipped surrogate
+
+def clipped_solution(logprobs, old_logprobs, advantages, mask, low, high):
+    terms = []
+    for lp, old, a, m in zip(logprobs, old_logprobs, advantages, mask):
+        if m:
+            r = math.exp(lp - old)
+            terms.append(min(r * a, min(max(r, low), high) * a))
+    return -sum(terms) / len(terms)
+
+
+def clipped_symmetric(logprobs, old_logprobs, advantages, mask, low, high):
+    return clipped_solution(logprobs, old_logprobs, advantages, mask, low, 2 - low)
+
+
+def test_the_clipped_loss_checker():
+    assert check_clipped_loss(clipped_solution) == (True, "correct on 20 random sequences")
+    assert check_clipped_loss(stub)[0] is False
+    assert not check_clipped_loss(clipped_symmetric)[0]
