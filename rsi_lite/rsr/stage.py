@@ -33,8 +33,6 @@ from .review import Verdict, model_review, review
 from .runbook import extractive_runbook, model_runbooks, render
 from .sft import train_sft
 
-# ---------------------------------------------------------------- files
-
 # ---------------------------------------------------------------- the steps
 
 def discover(policy, tasks, cfg: RSRConfig, out: Path, progress=False) -> list[Trajectory]:
