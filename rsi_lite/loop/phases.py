@@ -238,8 +238,8 @@ class Loop:
         cfg.init, cfg.model = init, self.p.model
         cfg.rollout.seed, cfg.sft.seed = 1000 * self.seed + cycle, self.seed
         self.log(f"[RSR-{cycle}] self-rewrite from {init}")
-        self._timed(f"RSR-{cycle}", rsr_dir(self.dir, cycle).path, lambda: self.stages.rsr(self.dir, cycle, cfg,
-                                                                                          self.progress))
+        d = rsr_dir(self.dir, cycle).path
+        self._timed(f"RSR-{cycle}", d, lambda: self.stages.rsr(self.dir, cycle, cfg, self.progress))
         return str(rsr_checkpoint(self.dir, cycle))
 
     def rpr(self, label: str, name: str, cycle: int, init: str, critic: str, *, actor_lr: float | None = None,
@@ -250,8 +250,8 @@ class Loop:
         cfg.reward = reward or cfg.reward
         cfg.steps = steps or cfg.steps
         self.log(f"[{label}] PPO from {init}, critic {'from ' + critic if critic else 'fresh'}, reward {cfg.reward}")
-        self._timed(label, rpr_dir(self.dir, cycle, name).path,
-                    lambda: self.stages.rpr(self.dir, cycle, cfg, name, self.progress))
+        d = rpr_dir(self.dir, cycle, name).path
+        self._timed(label, d, lambda: self.stages.rpr(self.dir, cycle, cfg, name, self.progress))
         return str(rpr_actor(self.dir, cycle, name))
 
     def heldout(self, label: str, name: str, incoming: tuple[str, str], ck: str) -> None:
