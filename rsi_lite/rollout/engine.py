@@ -193,6 +193,7 @@ class _ContinuousRun:
         self.asked: dict[int, float] = {}  # job index -> when its prompt was submitted
         self.bar = _progress(len(jobs), progress)
         self.meter = _forward_meter(policy, cfg)
+        self.sampler = sampler_record(policy, cfg)
         self.gen = make_generator(policy, cfg, sorted(self.stop))
         self.pool = ThreadPoolExecutor(max_workers=cfg.workers)
         self.clock = {"generating": 0.0, "waiting": 0.0, "last": time.perf_counter(), "busy": 0}
@@ -265,7 +266,7 @@ class _ContinuousRun:
     def _finish(self, i: int) -> None:
         """Episode i is verified: its trajectory is final."""
         wall = time.monotonic() - self.t_wall
-        self.finished[i] = _trajectory(self.eps.pop(i), self.cfg, self.policy_name, self.divisors, wall)
+        self.finished[i] = _trajectory(self.eps.pop(i), self.cfg, self.policy_name, self.divisors, wall, self.sampler)
         self.bar.update(1)
 
     def close(self) -> None:
@@ -380,7 +381,18 @@ def _final_verify(e: _Episode, limits: SandboxLimits) -> None:
     e.sandbox.close()
 
 
-def _trajectory(e: _Episode, cfg: RolloutConfig, policy_name: str, divisors: dict, wall: float) -> Trajectory:
+def sampler_record(policy, cfg: RolloutConfig) -> dict:
+    """`Trajectory.sampler`: the backend that serves the replies (`policy.gen.dispatch.resolve_backend`) and the
+    sampling settings the recorded log-probabilities are of."""
+    from ..policy.gen.dispatch import resolve_backend
+
+    backend = resolve_backend(policy, cfg.generation_backend)
+    return {"backend": backend, "temperature": cfg.temperature, "top_p": cfg.top_p,
+            **({"compute_type": cfg.compute_type} if backend == "ctranslate2" else {})}
+
+
+def _trajectory(e: _Episode, cfg: RolloutConfig, policy_name: str, divisors: dict, wall: float,
+                sampler: dict | None = None) -> Trajectory:
     segs = e.stream.segments
     ids, mask, lps, spans, pos = [], [], [], [], 0
     for s in segs:
@@ -407,7 +419,7 @@ def _trajectory(e: _Episode, cfg: RolloutConfig, policy_name: str, divisors: dic
         tokens={"prompt": len(ids) - generated, "generated": generated, "total": len(ids)},
         timings={**{k: round(v, 3) for k, v in e.timings.items()}, "run_wall_s": round(wall, 3),
                  "verifier_reused": e.verdicts.get("hits", 0)},
-        context_cuts=e.stream.cuts, turn_verdicts=verdicts, turn_rewards=turn_rewards)
+        context_cuts=e.stream.cuts, turn_verdicts=verdicts, turn_rewards=turn_rewards, sampler=dict(sampler or {}))
 
 
 def _progress(total: int, show: bool):

@@ -73,6 +73,11 @@ class Trajectory:
     """With `RolloutConfig.verify_turns`: the verifier's report after each action (None before any command ran)."""
     turn_rewards: dict = field(default_factory=dict)
     """With `verify_turns`: S, FDR and SPR of each action's verdict ({"spr": [after action 1, ...], ...})."""
+    sampler: dict = field(default_factory=dict)
+    """What the actions were sampled from, so what `logprobs` are the log-probabilities of: the generation
+    backend that served them ('transformers', 'ctranslate2', 'vllm'), its `compute_type` (ctranslate2), and the
+    `temperature` and `top_p` (`RolloutConfig`). RPR's rollout correction reads it (`rpr.update.rollout_correction`);
+    empty in records written before it existed."""
     meta: dict = field(default_factory=dict)
     """What the stage that asked for the episode records about it: a guided re-solve's `runbook` (the id of the
     runbook it followed, in the RSR stage's runbooks.jsonl), so that a later step pairs the two by id."""

@@ -9,6 +9,9 @@ from ..algos.ppo import PPOConfig
 from ..algos.rewards import REWARDS
 from ..rollout.engine import RolloutConfig
 
+ROLLOUT_CORRECTION = ("auto", "on", "off")
+"""The values of `RPRConfig.rollout_correction`."""
+
 
 @dataclass
 class RPRConfig:
@@ -112,8 +115,35 @@ class RPRConfig:
     """Seed of the task draw, the rollouts' sampling and the minibatch order."""
     report_to: str = "none"
     """'tensorboard': every step's and probe's numbers also to DIR/rpr-N/tensorboard/ (`rsi_lite.tracking`)."""
+    rollout_correction: str = "auto"
+    """Truncated importance sampling on the rollout's own log-probabilities (`rsi_lite.algos.ppo.truncated_is_weights`,
+    cap `ppo.tis_cap`): each action token's policy term weighted by min(pi_old / pi_rollout, C), where pi_rollout
+    is the distribution the rollout engine drew the token from (what it recorded) and pi_old the training forward's
+    before the update. 'on', 'off', or 'auto' (`rpr.update.rollout_correction`), on when the two differ:
+
+    - ctranslate2 or vllm served the rollout: another engine (merged and converted weights, its own kernels and
+      precision) computes other probabilities than the training forward, more so at lower precision; on.
+    - transformers at temperature 1 and top_p 1 (this stage's default): the rollout samples from the training
+      forward's own model, weights and precision, so the recorded log-probabilities are pi_old's up to the
+      rounding of a differently batched forward (`logprobs/rollout_gap`; measured in docs/experiments.md); off,
+      which keeps the plain PPO loss the weights would only perturb by that rounding.
+    - transformers at another temperature or top_p < 1: the engine records the log-probabilities of the tempered,
+      nucleus-cut distribution it sampled from, which differs from pi_old by construction. The surrogate is an
+      expectation under pi_old and the tokens came from the behaviour distribution, which is exactly what
+      importance sampling from the behaviour distribution corrects; on. What it cannot correct: tokens top-p cut
+      were never drawn (no weight brings them back; inside the nucleus the weight is the nucleus's mass, the same
+      for each token of a state); at temperature < 1 the rare tokens the engine under-sampled weigh up to C, the
+      likely ones less than 1. The alternative the field also uses, training the tempered policy (the training
+      forward's logits divided by the rollout temperature), changes what is trained; the kit trains pi at
+      temperature 1.
+    - greedy (temperature 0): the recorded log-probabilities are the plain softmax, pi_old's own, and a
+      deterministic choice is no distribution to weight; off.
+
+    Records from before `Trajectory.sampler` existed are judged by this config's `rollout` settings.
+    `tis/on`, `tis/weight_mean` and `tis/truncated_frac` are logged every joint update (the weights' statistics
+    also when off: what the correction would do)."""
     ppo: PPOConfig = field(default_factory=PPOConfig)
-    """Loss settings (clip 0.7 / 6.0, no KL, no entropy)."""
+    """Loss settings (clip 0.7 / 6.0, no KL, no entropy, the rollout correction's cap)."""
     rollout: RolloutConfig = field(default_factory=lambda: RolloutConfig(harness="plain", temperature=1.0,
                                                                          max_turns=3, max_new_tokens=64))
     """Training rollouts: the plain harness at temperature 1 (the training forward's distribution)."""
@@ -133,6 +163,9 @@ class RPRConfig:
             raise ValueError(f"RPRConfig.reward: {self.reward!r} is not one of {', '.join(REWARDS)}")
         if self.estimator not in ESTIMATORS:
             raise ValueError(f"RPRConfig.estimator: {self.estimator!r} is not one of {', '.join(ESTIMATORS)}")
+        if self.rollout_correction not in ROLLOUT_CORRECTION:
+            raise ValueError(f"RPRConfig.rollout_correction: {self.rollout_correction!r} is not one of "
+                             f"{', '.join(ROLLOUT_CORRECTION)}")
         if self.flagged_as_failure and (self.reward_timing != "final" or not self.shadow_flags):
             raise ValueError("RPRConfig.flagged_as_failure needs shadow_flags and reward_timing 'final' (it recomputes "
                              "the final reward of a flagged success)")

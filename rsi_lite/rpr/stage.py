@@ -13,7 +13,9 @@ Every episode ends with the verifier's verdict, so every episode is terminal for
 estimator (no bootstrap; `advantages` documents the bootstrap for cut sequences).
 "Old" log-probabilities are recomputed with the actor before the update, in the same
 forward as training, so the first ratio is exactly 1; the gap to the rollout's own
-log-probabilities (sampled at `rollout.temperature`) is logged as `logprobs/rollout_gap`.
+log-probabilities (sampled at `rollout.temperature`) is logged as `logprobs/rollout_gap`, and where the
+rollout's distribution differs from the training forward's the policy loss is weighted by truncated
+importance weights on it (`RPRConfig.rollout_correction`; `tis/on`, `tis/weight_mean`, `tis/truncated_frac`).
 
 Files in `DIR/rpr-N/`: config.json; step-KKK/ per step (rollouts.jsonl and rollout.json once
 rolled out; then metrics.json, trajectories.jsonl, world.json, and for the newest two steps

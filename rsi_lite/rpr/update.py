@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..algos.advantages import ESTIMATORS, terminal_rewards
-from ..algos.ppo import explained_variance, masked_whiten, ppo_loss, value_loss
+from ..algos.ppo import explained_variance, masked_whiten, ppo_loss, truncated_is_weights, value_loss
 from ..rollout.trajectory import Trajectory
 
 if TYPE_CHECKING:
@@ -82,6 +82,25 @@ def advantages_for(cfg: "RPRConfig", rewards, values, mask):
     return estimator(cfg)(rewards, values, mask, done, cfg.gamma_turn, cfg.lam_turn)
 
 
+def rollout_correction(cfg: "RPRConfig", trajs: list[Trajectory]) -> bool:
+    """Whether the update weights the policy loss by the rollout correction (`RPRConfig.rollout_correction`, whose
+    docstring gives the reasons): 'on' and 'off' as said; 'auto' on when any episode's actions came from another
+    engine than transformers, or from transformers sampling at a temperature other than 1 (greedy aside) or with
+    top_p < 1. Each episode's `Trajectory.sampler` says how it was sampled; one without it is judged by
+    `cfg.rollout` (its 'auto' backend read as transformers, the local default)."""
+    if cfg.rollout_correction != "auto":
+        return cfg.rollout_correction == "on"
+    fallback = {"backend": cfg.rollout.generation_backend, "temperature": cfg.rollout.temperature,
+                "top_p": cfg.rollout.top_p}
+    for t in trajs:
+        s = {**fallback, **t.sampler}
+        if s["backend"] not in ("transformers", "auto"):
+            return True
+        if s["temperature"] > 0 and (s["temperature"] != 1.0 or s["top_p"] < 1.0):
+            return True
+    return False
+
+
 def minibatch_order(groups: list, seed: int, step: int, epoch: int) -> list:
     """The order the minibatches of one epoch are trained in: a shuffle seeded by the run seed, the step and
     the epoch, so that neither two steps nor two seeds see the same order."""
@@ -144,11 +163,13 @@ class DeviceBatch:
 @dataclass
 class Targets:
     """What every minibatch's losses are measured against, fixed before the first gradient step: the actor's
-    "old" log-probabilities (None in a critic-only update), the advantages and the returns, all [B, T]."""
+    "old" log-probabilities (None in a critic-only update), the advantages, the returns and the rollout
+    correction's token weights (None where it is off), all [B, T]."""
 
     old_lp: "torch.Tensor | None"
     adv: "torch.Tensor"
     ret: "torch.Tensor"
+    is_w: "torch.Tensor | None" = None
 
 
 def device_batch(policy, trajs: list[Trajectory], cfg: "RPRConfig") -> DeviceBatch:
@@ -185,7 +206,8 @@ def old_pass(policy, batch: DeviceBatch, train_actor: bool):
 def before_update_metrics(batch: DeviceBatch, old_v, old_lp, ret) -> dict:
     """What the critic explained before the update, the returns' spread (what makes a large negative
     explained variance readable) and, in a joint update, how far the training forward's log-probabilities
-    are from the rollout's own."""
+    are from the rollout's own: `logprobs/rollout_gap`, the mean |old_lp - rollout_lp| over action tokens.
+    The rollout correction's `tis/*` metrics sit beside it (`update`)."""
     mask = batch.mask
     on = mask.bool()
     row = {"losses/explained_variance_before": explained_variance(old_v, ret, mask),
@@ -240,7 +262,8 @@ def minibatch_backward(policy, batch: DeviceBatch, mb, w: int, targets: Targets,
             lp = token_logprobs(policy, ids, att, only=mask)
             # the advantages are whitened (if at all) once over the whole batch (`update`), never per minibatch
             loss, stats = ppo_loss(lp, targets.old_lp[sl], targets.adv[sl], v.detach(), ret, mask,
-                                   replace(cfg.ppo, whiten_advantages=False))
+                                   replace(cfg.ppo, whiten_advantages=False),
+                                   is_weights=None if targets.is_w is None else targets.is_w[sl])
             (share * loss).backward()  # v is detached: this reaches the actor only
     return stats
 
@@ -289,6 +312,10 @@ def update(policy, trajs: list[Trajectory], cfg: "RPRConfig", optims: dict, *, t
     In CleanRL's order: the batch's tensors, the old values and log-probabilities, the advantages, then per
     epoch the minibatches in a seeded order, their losses and the optimizer steps, and last the metrics.
 
+    In a joint update the policy loss is weighted by the rollout correction where `rollout_correction` turns it
+    on (`tis/on`; `tis/weight_mean` and `tis/truncated_frac` are logged either way, beside
+    `logprobs/rollout_gap`).
+
     `step` (with `cfg.seed`) seeds the minibatch order. The ratio's min and max are over every minibatch
     of every epoch, the other statistics their means; the first minibatch of the first epoch has ratio 1
     by construction, the later ones show how far the earlier ones moved the actor.
@@ -306,7 +333,14 @@ def update(policy, trajs: list[Trajectory], cfg: "RPRConfig", optims: dict, *, t
         # whitened over the whole batch's action tokens (every rank's share, under scale_up's FSDP2), as the loss
         # would over one minibatch of everything
         adv = masked_whiten(adv, batch.mask, across_ranks=True)
-    targets = Targets(old_lp, adv, ret)
+    is_w = None
+    if train_actor:
+        # the rollout correction: the weights' statistics always, the weights in the loss only where it is on
+        w, tis = truncated_is_weights(old_lp, batch.rollout_lps, batch.mask, cfg.ppo.tis_cap)
+        on = rollout_correction(cfg, trajs)
+        row.update({**tis, "tis/on": float(on)})
+        is_w = w if on else None
+    targets = Targets(old_lp, adv, ret, is_w)
     stats = []
     with training(policy, actor=train_actor):
         for epoch in range(epochs or cfg.ppo_epochs):

@@ -167,6 +167,8 @@ def test_a_later_turn_reuses_the_cached_blocks_of_its_episodes_earlier_turns(tin
 
 def test_jsonl_roundtrip(tiny_policy, core, tmp_path, bwrap_ok):
     trajs = run_episodes(tiny_policy, [(core[0], 0)], RolloutConfig(max_turns=1, max_new_tokens=8))
+    # what the logprobs are of: the backend that served them and the sampling settings (RPR's rollout correction)
+    assert trajs[0].sampler == {"backend": "transformers", "temperature": 0.6, "top_p": 1.0}
     write_trajectories(trajs, tmp_path / "t.jsonl")
     assert read_trajectories(tmp_path / "t.jsonl")[0] == trajs[0]
     (tmp_path / "bad.jsonl").write_text('{"task": 1}\n')
@@ -295,6 +297,7 @@ def test_the_vllm_generator_serves_the_rollout_engine(tiny_policy, core, monkeyp
             a, b = t.turn_spans[1]
             assert t.token_ids[b - 1] == im_end
         assert all(lp == -0.5 for lp, m in zip(t.logprobs, t.action_mask) if m)
+        assert t.sampler == {"backend": "vllm", "temperature": 0.0, "top_p": 1.0}
 
 
 def test_a_sandbox_that_dies_mid_episode_ends_that_episode_failed_not_the_run(tiny_policy, core, bwrap_ok):

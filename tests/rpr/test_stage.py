@@ -15,7 +15,7 @@ from rsi_lite.policy.model import Policy, PolicyConfig, prepare_model
 from rsi_lite.rollout.trajectory import Trajectory, read_trajectories
 from rsi_lite.rpr.config import RPRConfig
 from rsi_lite.rpr.stage import init_value_bias, make_optimizers, run_rpr, schedule
-from rsi_lite.rpr.update import batch_tensors, update
+from rsi_lite.rpr.update import batch_tensors, rollout_correction, update
 
 from ..conftest import TASKS
 
@@ -93,6 +93,48 @@ def test_joint_update_moves_both_and_reports_fixed_metric_names(tok):
         assert k in row
     # one epoch, one minibatch: the old log-probs come from the same weights, so the first ratio is exactly 1
     assert row["ratio/mean"] == pytest.approx(1.0, abs=1e-5) and row["losses/clipfrac"] == 0.0
+    # the rollout correction's statistics sit beside the gap; the default (transformers at temperature 1) is off
+    assert row["tis/on"] == 0.0 and 0 < row["tis/weight_mean"] <= 2.0 and 0 <= row["tis/truncated_frac"] <= 1
+
+
+def test_rollout_correction_auto_follows_the_engine_and_the_sampling_settings():
+    trajs = fake_trajectories(2)
+    auto = RPRConfig()
+    assert not rollout_correction(auto, trajs)  # no sampler record: judged by cfg.rollout (transformers, T 1)
+
+    def sampled(**s):
+        return [replace(t, sampler={"backend": "transformers", "temperature": 1.0, "top_p": 1.0, **s}) for t in trajs]
+
+    assert not rollout_correction(auto, sampled())
+    assert not rollout_correction(auto, sampled(temperature=0.0))  # greedy: the plain softmax, pi_old's own
+    assert rollout_correction(auto, sampled(temperature=0.6))
+    assert rollout_correction(auto, sampled(top_p=0.9))
+    assert rollout_correction(auto, sampled(backend="ctranslate2", compute_type="float32"))
+    assert rollout_correction(auto, sampled(backend="vllm", temperature=0.0))
+    assert rollout_correction(RPRConfig(rollout=replace(auto.rollout, temperature=0.6)), trajs)
+    assert rollout_correction(RPRConfig(rollout_correction="on"), sampled())
+    assert not rollout_correction(RPRConfig(rollout_correction="off"), sampled(backend="vllm"))
+    with pytest.raises(ValueError, match="rollout_correction"):
+        RPRConfig(rollout_correction="sometimes")
+
+
+def test_the_rollout_correction_weighs_the_actor_loss_only_when_on(tok):
+    """The fake rollouts recorded -1 on every action token, far from the random model's log-probabilities, so
+    the weights are far from 1: on, the actor's step differs from the off one; the critic's is the same."""
+    rows, params = {}, {}
+    for mode in ("off", "on"):
+        pol = tiny_actor_critic(tok)
+        cfg = RPRConfig(minibatch=4, actor_lr=1e-2, critic_lr=1e-2, rollout_correction=mode)
+        rows[mode] = update(pol, fake_trajectories(), cfg, make_optimizers(pol, cfg), train_actor=True)
+        params[mode] = _snapshot(pol)
+    assert rows["on"]["tis/on"] == 1.0 and rows["off"]["tis/on"] == 0.0
+    assert rows["on"]["tis/weight_mean"] == rows["off"]["tis/weight_mean"] != 1.0
+    assert rows["on"]["losses/policy"] != rows["off"]["losses/policy"]
+    assert rows["on"]["losses/value"] == rows["off"]["losses/value"]
+    actor = [n for n in params["on"] if ".actor." in n and "lora" in n]
+    critic = [n for n in params["on"] if ".critic." in n or n.startswith("head.")]
+    assert any(not torch.equal(params["on"][n], params["off"][n]) for n in actor)
+    assert all(torch.equal(params["on"][n], params["off"][n]) for n in critic)
 
 
 def test_the_batch_figures_are_the_stages_and_cover_the_whole_batch_when_sharded(tok, tmp_path):
