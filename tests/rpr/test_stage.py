@@ -1,32 +1,22 @@
-"""The critic and the RPR stage: disjoint trainable weights, critic-only updates, save/load, a PPO step,
-and the stage end to end on the bundled model (resumable).  Run: pytest tests/rpr/test_stage.py
+"""The critic and the RPR stage: the stage's batch figures, the critic saved and loaded, the config's checks,
+the optimizer states, the schedule, and the stage end to end on the bundled model (resumable). One update's
+own tests: tests/rpr/test_update.py.  Run: pytest tests/rpr/test_stage.py
 """
 
-import contextlib
 import json
 import shutil
-from dataclasses import replace
 
 import pytest
 import torch
 
 from rsi_lite.policy.critic import add_critic, save_critic, token_logprobs, values
-from rsi_lite.policy.model import Policy, PolicyConfig, prepare_model
+from rsi_lite.policy.model import Policy, PolicyConfig
 from rsi_lite.rollout.trajectory import Trajectory, read_trajectories
 from rsi_lite.rpr.config import RPRConfig
 from rsi_lite.rpr.stage import init_value_bias, make_optimizers, run_rpr, schedule
-from rsi_lite.rpr.update import batch_tensors, rollout_correction, update
+from rsi_lite.rpr.update import batch_tensors, update
 
 from ..conftest import TASKS
-
-
-@pytest.fixture(scope="module")
-def tok():
-    from transformers import AutoTokenizer
-
-    t = AutoTokenizer.from_pretrained(str(prepare_model()))
-    t.pad_token = t.eos_token
-    return t
 
 
 def tiny_actor_critic(tok, seed=0):
@@ -69,74 +59,6 @@ def _changed(policy, before):
     return {n for n in now if not torch.equal(now[n], before[n])}
 
 
-def test_critic_only_update_leaves_the_actor_and_base_untouched(tok):
-    pol = tiny_actor_critic(tok)
-    cfg = RPRConfig(minibatch=2, critic_lr=1e-2)
-    opt = make_optimizers(pol, cfg)
-    before = _snapshot(pol)
-    update(pol, fake_trajectories(), cfg, opt, train_actor=False)
-    changed = _changed(pol, before)
-    assert changed and all(".critic." in n or n.startswith("head.") for n in changed)
-
-
-def test_joint_update_moves_both_and_reports_fixed_metric_names(tok):
-    pol = tiny_actor_critic(tok)
-    cfg = RPRConfig(minibatch=4, actor_lr=1e-2, critic_lr=1e-2)
-    opt = make_optimizers(pol, cfg)
-    before = _snapshot(pol)
-    row = update(pol, fake_trajectories(), cfg, opt, train_actor=True)
-    changed = _changed(pol, before)
-    assert any(".actor." in n for n in changed) and any(".critic." in n for n in changed)
-    assert not any("lora" not in n and not n.startswith("head.") for n in changed)  # the base stays frozen
-    for k in ("losses/policy", "losses/value", "losses/clipfrac", "losses/approx_kl", "losses/explained_variance",
-              "ratio/mean", "logprobs/rollout_gap"):
-        assert k in row
-    # one epoch, one minibatch: the old log-probs come from the same weights, so the first ratio is exactly 1
-    assert row["ratio/mean"] == pytest.approx(1.0, abs=1e-5) and row["losses/clipfrac"] == 0.0
-    # the rollout correction's statistics sit beside the gap; the default (transformers at temperature 1) is off
-    assert row["tis/on"] == 0.0 and 0 < row["tis/weight_mean"] <= 2.0 and 0 <= row["tis/truncated_frac"] <= 1
-
-
-def test_rollout_correction_auto_follows_the_engine_and_the_sampling_settings():
-    trajs = fake_trajectories(2)
-    auto = RPRConfig()
-    assert not rollout_correction(auto, trajs)  # no sampler record: judged by cfg.rollout (transformers, T 1)
-
-    def sampled(**s):
-        return [replace(t, sampler={"backend": "transformers", "temperature": 1.0, "top_p": 1.0, **s}) for t in trajs]
-
-    assert not rollout_correction(auto, sampled())
-    assert not rollout_correction(auto, sampled(temperature=0.0))  # greedy: the plain softmax, pi_old's own
-    assert rollout_correction(auto, sampled(temperature=0.6))
-    assert rollout_correction(auto, sampled(top_p=0.9))
-    assert rollout_correction(auto, sampled(backend="ctranslate2", compute_type="float32"))
-    assert rollout_correction(auto, sampled(backend="vllm", temperature=0.0))
-    assert rollout_correction(RPRConfig(rollout=replace(auto.rollout, temperature=0.6)), trajs)
-    assert rollout_correction(RPRConfig(rollout_correction="on"), sampled())
-    assert not rollout_correction(RPRConfig(rollout_correction="off"), sampled(backend="vllm"))
-    with pytest.raises(ValueError, match="rollout_correction"):
-        RPRConfig(rollout_correction="sometimes")
-
-
-def test_the_rollout_correction_weighs_the_actor_loss_only_when_on(tok):
-    """The fake rollouts recorded -1 on every action token, far from the random model's log-probabilities, so
-    the weights are far from 1: on, the actor's step differs from the off one; the critic's is the same."""
-    rows, params = {}, {}
-    for mode in ("off", "on"):
-        pol = tiny_actor_critic(tok)
-        cfg = RPRConfig(minibatch=4, actor_lr=1e-2, critic_lr=1e-2, rollout_correction=mode)
-        rows[mode] = update(pol, fake_trajectories(), cfg, make_optimizers(pol, cfg), train_actor=True)
-        params[mode] = _snapshot(pol)
-    assert rows["on"]["tis/on"] == 1.0 and rows["off"]["tis/on"] == 0.0
-    assert rows["on"]["tis/weight_mean"] == rows["off"]["tis/weight_mean"] != 1.0
-    assert rows["on"]["losses/policy"] != rows["off"]["losses/policy"]
-    assert rows["on"]["losses/value"] == rows["off"]["losses/value"]
-    actor = [n for n in params["on"] if ".actor." in n and "lora" in n]
-    critic = [n for n in params["on"] if ".critic." in n or n.startswith("head.")]
-    assert any(not torch.equal(params["on"][n], params["off"][n]) for n in actor)
-    assert all(torch.equal(params["on"][n], params["off"][n]) for n in critic)
-
-
 def test_the_batch_figures_are_the_stages_and_cover_the_whole_batch_when_sharded(tok, tmp_path):
     """`reward/mean`, `success/mean` and `tokens/generated` have one owner, `update_step`, which reads the whole
     batch; `update` sees one rank's share under scale_up, so it must not report them (they would be that share's)."""
@@ -158,140 +80,6 @@ def test_the_batch_figures_are_the_stages_and_cover_the_whole_batch_when_sharded
     assert row["success/mean"] == 0.5 and row["tokens/generated"] == 18 * 3 + 30
 
 
-def test_ratio_bounds_are_over_every_minibatch_and_the_later_ones_see_the_actor_move(tok):
-    pol = tiny_actor_critic(tok)
-    cfg = RPRConfig(minibatch=1, actor_lr=5e-2, critic_lr=1e-2)
-    row = update(pol, fake_trajectories(4), cfg, make_optimizers(pol, cfg), train_actor=True, epochs=2)
-    assert row["ratio/min"] < 1.0 - 1e-4 or row["ratio/max"] > 1.0 + 1e-4
-    assert row["ratio/min"] <= row["ratio/mean"] <= row["ratio/max"]
-
-
-class _GradRecorder(torch.optim.SGD):
-    """lr 0: records every step's gradients and leaves the weights alone."""
-
-    def __init__(self, params):
-        super().__init__(params, lr=0.0)
-        self.seen = []
-
-    def step(self, closure=None):
-        self.seen.append([p.grad.clone() if p.grad is not None else None for g in self.param_groups for p in g["params"]])
-
-
-def test_the_memory_saving_update_has_the_gradients_of_the_plain_one(tok, monkeypatch):
-    """`update` trims minibatches to their widest row, scores action tokens only, back-propagates the critic
-    before the actor and checkpoints activations. Its first gradients must equal those of the textbook
-    step: full-width rows, log-probabilities everywhere, one backward of the summed loss, no checkpointing.
-    The adapters get random B matrices first: at init (B = 0) actor and critic compute the same function,
-    which would hide a recomputation routed through the wrong adapter."""
-    from rsi_lite.algos.ppo import masked_whiten, ppo_loss
-    from rsi_lite.policy.critic import actor_parameters, critic_parameters, set_trainable
-    from rsi_lite.rpr import update as rpr
-
-    pol = tiny_actor_critic(tok)
-    with torch.no_grad():
-        for n, p in pol.model.named_parameters():
-            if "lora_B" in n:
-                p.normal_(std=0.2)
-    trajs = fake_trajectories(4)
-    for t, n in zip(trajs, (40, 24, 33, 19)):  # different lengths: the trimmed widths differ from the batch's
-        t.token_ids, t.action_mask, t.logprobs = t.token_ids[:n], t.action_mask[:n], t.logprobs[:n]
-    cfg = RPRConfig(minibatch=2, max_grad_norm=1e9)
-
-    def grads(checkpoint: bool):
-        if not checkpoint:
-            monkeypatch.setattr(rpr, "checkpointing", lambda model: contextlib.nullcontext())
-        opt = {"actor": _GradRecorder(actor_parameters(pol)), "critic": _GradRecorder(critic_parameters(pol))}
-        update(pol, trajs, cfg, opt, train_actor=True)
-        monkeypatch.undo()
-        return opt["actor"].seen[0], opt["critic"].seen[0]
-
-    new_actor, new_critic = grads(True)
-    plain_actor, plain_critic = grads(False)
-
-    # the textbook step on the first minibatch update() takes (step 0, epoch 0's shuffle of the length groups)
-    ids, att, mask, _, rewards = batch_tensors(trajs, cfg.reward, tok.pad_token_id)
-    with torch.no_grad():
-        adv, ret = rpr.advantages_for(cfg, rewards, values(pol, ids, att), mask)
-        old_lp = token_logprobs(pol, ids, att)
-    adv = masked_whiten(adv, mask)
-    groups = rpr.minibatches(trajs, cfg.minibatch)
-    mb = torch.tensor(rpr.minibatch_order(groups, cfg.seed, 0, 0)[0])
-    set_trainable(pol, actor=True, critic=True)
-    pol.model.train()
-    for p in actor_parameters(pol) + critic_parameters(pol):
-        p.grad = None  # update() leaves its last minibatch's gradients behind
-    loss, _ = ppo_loss(token_logprobs(pol, ids[mb], att[mb]), old_lp[mb], adv[mb], values(pol, ids[mb], att[mb]),
-                       ret[mb], mask[mb], replace(cfg.ppo, whiten_advantages=False))
-    loss.backward()
-    ref_actor = [p.grad for p in actor_parameters(pol)]
-    ref_critic = [p.grad for p in critic_parameters(pol)]
-    for got, ref in ((new_actor, ref_actor), (new_critic, ref_critic), (plain_actor, ref_actor), (plain_critic, ref_critic)):
-        assert all(r is not None and g is not None for g, r in zip(got, ref))
-        assert all(torch.allclose(g, r, atol=1e-5, rtol=1e-4) for g, r in zip(got, ref))
-    assert any(r.abs().max() > 1e-4 for r in ref_actor) and any(r.abs().max() > 1e-4 for r in ref_critic)
-
-
-def test_only_minibatches_past_the_token_budget_are_checkpointed(tok, monkeypatch):
-    """With checkpointing off, a minibatch whose rows x width passes `checkpoint_tokens` still trains checkpointed
-    (one long episode must not take a step past the machine's memory); the others train without; 0 turns it off."""
-    from rsi_lite.policy import critic
-    from rsi_lite.rpr import update as rpr
-
-    assert rpr.checkpointed(RPRConfig(gradient_checkpointing=True, checkpoint_tokens=0), 1, 1)
-    assert not rpr.checkpointed(RPRConfig(gradient_checkpointing=False, checkpoint_tokens=0), 64, 4096)
-    assert rpr.checkpointed(RPRConfig(gradient_checkpointing=False, checkpoint_tokens=60), 2, 31)
-    assert not rpr.checkpointed(RPRConfig(gradient_checkpointing=False, checkpoint_tokens=60), 2, 30)
-
-    pol = tiny_actor_critic(tok)
-    trajs = fake_trajectories(4)
-    for t, n in zip(trajs, (40, 24, 33, 19)):  # minibatches of 2: widths 40 (80 tokens) and 24 (48 tokens)
-        t.token_ids, t.action_mask, t.logprobs = t.token_ids[:n], t.action_mask[:n], t.logprobs[:n]
-    active, seen = [False], []
-
-    @contextlib.contextmanager
-    def recording(model):
-        active[0] = True
-        try:
-            yield
-        finally:
-            active[0] = False
-
-    plain_values = critic.values
-
-    def recorded_values(policy, ids, att):
-        if torch.is_grad_enabled():  # the training passes (the "old" pass runs under no_grad)
-            seen.append((ids.shape[1], active[0]))
-        return plain_values(policy, ids, att)
-
-    monkeypatch.setattr(rpr, "checkpointing", recording)
-    monkeypatch.setattr(critic, "values", recorded_values)
-    cfg = RPRConfig(minibatch=2, ppo_epochs=1, gradient_checkpointing=False, checkpoint_tokens=60)
-    update(pol, trajs, cfg, make_optimizers(pol, cfg), train_actor=True)
-    assert sorted(seen) == [(24, False), (40, True)]
-
-
-def test_action_only_logprobs_equal_the_full_ones_on_action_tokens(tok):
-    pol = tiny_actor_critic(tok)
-    ids, att, mask, _, _ = batch_tensors(fake_trajectories(3), "spr", tok.pad_token_id)
-    with torch.no_grad():
-        full, only = token_logprobs(pol, ids, att), token_logprobs(pol, ids, att, only=mask)
-    assert torch.allclose(full * mask, only, atol=1e-6) and (only[mask == 0] == 0).all()
-    assert (full[:, 1:] != 0).all()  # the default still scores every token after the first
-    assert (token_logprobs(pol, ids, att, only=torch.zeros_like(mask)) == 0).all()
-
-
-def test_critic_learns_values_explained_variance_rises(tok):
-    pol = tiny_actor_critic(tok)
-    cfg = RPRConfig(minibatch=4, critic_lr=3e-3, estimator="tb_gae")
-    opt = make_optimizers(pol, cfg)
-    trajs = fake_trajectories(8)
-    rows = [update(pol, trajs, cfg, opt, train_actor=False, epochs=5) for _ in range(6)]
-    ev = [r["losses/explained_variance_before"] for r in rows]
-    assert ev[-1] > ev[0] and ev[-1] > 0.0, ev
-    # the returns' spread is logged beside it (what makes a large negative figure readable)
-    assert all(r["returns/std"] > 0 for r in rows)
-
-
 def test_critic_saves_and_loads_on_its_own(tok, tmp_path):
     pol = tiny_actor_critic(tok)
     opt = make_optimizers(pol, RPRConfig(critic_lr=1e-2))
@@ -309,7 +97,6 @@ def test_critic_saves_and_loads_on_its_own(tok, tmp_path):
     with torch.no_grad():
         assert torch.allclose(values(other, ids, att), v1, atol=1e-5)
         assert torch.allclose(token_logprobs(other, ids, att), lp1, atol=1e-5)
-
 
 
 def test_a_fresh_critic_starts_near_constant_at_the_batch_mean_and_a_loaded_one_is_kept(tok, tmp_path):
@@ -339,22 +126,6 @@ def test_the_config_refuses_a_reward_the_registry_lacks_and_names_the_field_and_
         assert RPRConfig(reward=kind).reward == kind
     with pytest.raises(ValueError, match=r"RPRConfig.reward: 'SPR' is not one of s, fdr, spr"):
         RPRConfig.from_dict({"reward": "SPR"})
-
-
-def test_the_estimator_comes_from_the_registry_and_a_missing_one_is_named_with_the_choices(monkeypatch):
-    from rsi_lite.algos import advantages
-    from rsi_lite.rpr.update import advantages_for
-
-    with pytest.raises(ValueError, match=r"RPRConfig.estimator: 'td' is not one of tb_gae, gae"):
-        RPRConfig(estimator="td")
-    cfg = RPRConfig()
-    cfg.estimator = "td"  # set after the config's own check: the update still names the field and the choices
-    rewards, values, mask = torch.zeros(1, 3), torch.zeros(1, 3), torch.ones(1, 3, dtype=torch.long)
-    with pytest.raises(ValueError, match=r"RPRConfig.estimator: 'td' is not one of tb_gae, gae"):
-        advantages_for(cfg, rewards, values, mask)
-    monkeypatch.setitem(advantages.ESTIMATORS, "td", lambda r, v, m, done, g, lam: (r - v + g, r + lam))
-    adv, ret = advantages_for(RPRConfig(estimator="td", gamma_turn=0.5, lam_turn=0.25), rewards, values, mask)
-    assert (adv == 0.5).all() and (ret == 0.25).all()
 
 
 def test_optimizer_states_load_from_the_ranks_own_file_only(tmp_path):
@@ -432,33 +203,6 @@ def test_rpr_stage_end_to_end_and_resumable(tmp_path, bwrap_ok):
     assert again["steps"] == 3 and (d / "step-002" / "trajectories.jsonl").read_text() == rolled
     assert (d / "step-002" / "rollouts.jsonl").stat().st_mtime_ns == rolled_at  # not rolled out again
     assert (d / "step-002" / "actor" / "adapter_config.json").is_file()
-
-
-def test_accumulating_over_the_batch_gives_the_gradient_of_one_minibatch_of_everything(tok):
-    """`accumulate=0`: the length groups' gradients add up, token-weighted, to the step one minibatch holding the
-    whole batch would take, so one optimizer step weighs the batch's successes and failures together."""
-    from rsi_lite.policy.critic import actor_parameters, critic_parameters
-
-    trajs = fake_trajectories(4)
-    for t, n in zip(trajs, (40, 24, 33, 19)):
-        t.token_ids, t.action_mask, t.logprobs = t.token_ids[:n], t.action_mask[:n], t.logprobs[:n]
-
-    def first_step(cfg):
-        pol = tiny_actor_critic(tok)
-        with torch.no_grad():
-            for n, p in pol.model.named_parameters():
-                if "lora_B" in n:
-                    p.normal_(std=0.2, generator=torch.Generator().manual_seed(hash(n) % 2**31))
-        opt = {"actor": _GradRecorder(actor_parameters(pol)), "critic": _GradRecorder(critic_parameters(pol))}
-        update(pol, trajs, cfg, opt, train_actor=True)
-        return opt["actor"].seen, opt["critic"].seen
-
-    acc_actor, acc_critic = first_step(RPRConfig(minibatch=2, accumulate=0, max_grad_norm=1e9))
-    one_actor, one_critic = first_step(RPRConfig(minibatch=4, max_grad_norm=1e9))
-    assert len(acc_actor) == 1 and len(one_actor) == 1  # one optimizer step each
-    for got, ref in ((acc_actor[0], one_actor[0]), (acc_critic[0], one_critic[0])):
-        assert all(torch.allclose(g, r, atol=1e-5, rtol=1e-4) for g, r in zip(got, ref))
-    assert len(first_step(RPRConfig(minibatch=2, accumulate=1))[0]) == 2  # the default: a step per minibatch
 
 
 def tensorboard_scalars(log_dir) -> dict:
