@@ -79,6 +79,11 @@ class StageDir:
         """The finished `step-*` (or `probe-*`) directories, oldest first."""
         return [StageDir(p.parent) for p in sorted(self.path.glob(f"{kind}-*/{DONE}"))]
 
+    def trajectory_files(self, kind: str = "step") -> list[Path]:
+        """The `step-*` (or `probe-*`) directories' trajectories.jsonl, oldest first: every episode a stage's
+        steps (or probes) kept, also while it runs."""
+        return sorted(self.path.glob(f"{kind}-*/trajectories.jsonl"))
+
     def config(self, cfg, cls):
         """The stage's config (`config_file`)."""
         return config_file(self.path, cfg, cls)

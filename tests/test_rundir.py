@@ -51,3 +51,13 @@ def test_which_stage_starts_from_which(tmp_path):
     # the paper's critic inheritance: RPR-2 starts from RPR-1's critic, RPR-1 from a fresh one
     assert inherited_critic(tmp_path, 2) == str(tmp_path / "rpr-1" / "critic") and inherited_critic(tmp_path, 1) == ""
     assert seed_dir(tmp_path, [0], 0) == tmp_path and seed_dir(tmp_path, [0, 1], 1) == tmp_path / "seed-1"
+
+
+def test_the_steps_and_probes_trajectory_files_are_listed_oldest_first(tmp_path):
+    d = StageDir(tmp_path)
+    for name in ("step-010", "step-002", "probe-000"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "trajectories.jsonl").write_text("")
+    (tmp_path / "step-011").mkdir()  # no episodes kept yet
+    assert [p.parent.name for p in d.trajectory_files()] == ["step-002", "step-010"]
+    assert [p.parent.name for p in d.trajectory_files("probe")] == ["probe-000"]

@@ -16,6 +16,8 @@ import json
 from pathlib import Path
 from unittest import mock
 
+from ..rundir import StageDir
+
 
 def main(argv: list[str] | None = None) -> None:
     from transformers import AutoTokenizer
@@ -31,7 +33,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("stage", type=Path, help="an RPR stage directory (its step-*/trajectories.jsonl)")
     ap.add_argument("--episodes", type=int, default=None, help="the first N episodes (default: all)")
     a = ap.parse_args(argv)
-    files = sorted(a.stage.glob("step-*/trajectories.jsonl"))
+    files = StageDir(a.stage).trajectory_files()
     if not files:
         raise SystemExit(f"{a.stage}: no step-*/trajectories.jsonl (not an RPR stage directory?)")
     episodes = [json.loads(line) for f in files for line in f.open()][: a.episodes]

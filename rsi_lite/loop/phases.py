@@ -99,7 +99,7 @@ def _peak_rss_mb() -> float:
 def stage_files(d: Path) -> list[Path]:
     """The trajectory files of a stage directory (rsr, rpr or eval)."""
     return [p for p in [d / "discovery.jsonl", d / "resolves.jsonl", d / "trajectories.jsonl"] if p.is_file()] + \
-        sorted(d.glob("step-*/trajectories.jsonl"))
+        StageDir(d).trajectory_files()
 
 
 def stage_cost(d: Path) -> dict:

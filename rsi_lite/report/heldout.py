@@ -73,7 +73,7 @@ def refinement_room(run: Path, d: Path, selection: dict, suites=("core", "val"))
     out = {}
     for cyc in (1, 2):
         stage, incoming = d / f"rpr-{cyc}", selection.get(f"RSR-{cyc}", {}).get("retained")
-        files = sorted(stage.glob("step-*/trajectories.jsonl")) + sorted(stage.glob("probe-*/trajectories.jsonl"))
+        files = StageDir(stage).trajectory_files() + StageDir(stage).trajectory_files("probe")
         cfg = StageDir(stage).read("config.json", None)
         e = eval_dir(d, incoming, run / "eval-base") if incoming else None
         if not files or not cfg or e is None or not StageDir(e).done:

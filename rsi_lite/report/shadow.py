@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..loop.phases import CONTROLS, eval_dir
 from ..records import read_json
+from ..rundir import StageDir, rpr_dir
 
 RUST_C = ("The paper's case study: on a Rust-C task the final model built a static Rust binary, ran a C-linkage "
           "smoke test, and then delegated the actual expression evaluation to Python, which passed the hidden fuzz "
@@ -59,10 +60,10 @@ def shadow_findings(run: Path, d: Path | None = None, show: int = 5) -> dict:
             flags = read_json(r / "flags.json")
             add(r.name, [(t, flags.get(str(i), [])) for i, t in enumerate(kept_resolves(r)) if t.verifier.get("strict")])
         evaluation(eval_dir(d, f"RSR-{c}"))
-        add(f"rpr-{c}", replayed(sorted((d / f"rpr-{c}").glob("step-*/trajectories.jsonl"))))
+        add(f"rpr-{c}", replayed(rpr_dir(d, c).trajectory_files()))
         evaluation(eval_dir(d, f"RPR-{c}"))
     for label, name in CONTROLS.values():
-        add(name, replayed(sorted((d / name).glob("step-*/trajectories.jsonl"))))
+        add(name, replayed(StageDir(d / name).trajectory_files()))
         evaluation(eval_dir(d, label))
     return out
 

@@ -114,7 +114,7 @@ def failure_shares(d: Path) -> dict:
     50.09% under FDR, 28.72% under SPR)."""
     from ..rollout.trajectory import read_trajectories
 
-    trajs = [t for f in sorted(d.glob("step-*/trajectories.jsonl")) for t in read_trajectories(f)]
+    trajs = [t for f in StageDir(d).trajectory_files() for t in read_trajectories(f)]
     out = {"episodes": len(trajs), "failures": sum(not t.verifier.get("strict") for t in trajs)}
     for kind in ("fdr", "spr"):
         total = sum(t.rewards.get(kind, 0.0) for t in trajs)
