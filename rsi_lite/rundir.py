@@ -44,6 +44,11 @@ class StageDir:
         return str(self.path)
 
     @property
+    def number(self) -> int:
+        """k of a `step-KKK` or `probe-KKK` directory."""
+        return int(self.path.name.rsplit("-", 1)[1])
+
+    @property
     def done(self) -> bool:
         return (self.path / DONE).is_file()
 

@@ -19,6 +19,7 @@ def test_a_stage_is_finished_only_once_done_is_written_and_unfinished_again_afte
 def test_steps_and_probes_are_numbered_and_listed_oldest_first_when_finished(tmp_path):
     d = StageDir(tmp_path)
     assert d.step(7).path == tmp_path / "step-007" and d.probe(12).path == tmp_path / "probe-012"
+    assert d.step(7).number == 7 and d.probe(12).number == 12
     for k in (10, 2, 5):
         d.step(k).mark_done()
     (tmp_path / "step-011").mkdir()  # started, not finished: not listed

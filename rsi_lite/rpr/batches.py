@@ -68,8 +68,7 @@ def history(d: Path, before: int) -> list[tuple[str, int]]:
     from ..rollout.trajectory import read_trajectories
 
     stage = StageDir(d)
-    parts = [(int(p.path.name.split("-")[1]), 0, p) for p in stage.finished("probe")]
-    parts += [(int(p.path.name.split("-")[1]), 1, p) for p in stage.finished("step")]
+    parts = [(p.number, 0, p) for p in stage.finished("probe")] + [(p.number, 1, p) for p in stage.finished("step")]
     out = []
     for k, is_step, part in sorted(parts):
         if k < before or (k == before and not is_step):
