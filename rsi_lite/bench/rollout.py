@@ -7,7 +7,7 @@ second of:
     raw         batched model.generate calls of `--batch` prompts each, every row forced to
                 the full budget: decoding with no turn, no sandbox and no early stop
     engine      the rollout engine (continuous batching), bubblewrap sandbox, verifier included, once per
-                `--backends` (transformers, ctranslate2: the same episodes, greedy)
+                `--backends` (transformers, native, ctranslate2: the same episodes, greedy)
     sequential  the continuous engine one episode at a time (batch size 1)
     raw-1       raw generate one prompt at a time (the first `--batch` prompts): raw / raw-1 is the most
                 that batching itself gives on this machine, the ceiling of engine/sequential unless the
@@ -25,11 +25,15 @@ generate prefills every prompt whole, padding included; the engines share prompt
 and each episode's earlier turns, but prefill every observation.
 
 Targets (issue 3): engine >= 0.8 x raw, engine >= 4 x sequential: the lines `engine/raw = X.XX` and
-`engine/sequential = Y.YY` (transformers). Issue 26: the compiled backend at least twice the transformers
-engine on the same episodes: the last three lines are `tokens/s[transformers] = N`, `tokens/s[ctranslate2] = M`
-and `fast/transformers = R`. Before them, what serving new weights costs the ctranslate2 backend (the
-actor's adapter changed, as after a PPO step: merge, convert, load). A benchmark, not a test. `--runs engine`
-skips the one-at-a-time runs (they take half the time).
+`engine/sequential = Y.YY` (transformers). Issue 47: the native engine at least 3x the transformers engine on
+the same episodes with the same greedy replies: the last lines are, for each other backend B,
+`greedy episodes identical to transformers: N of M [B]`, `tokens/s[B] = N` and `B/transformers = R`, after
+`tokens/s[transformers] = N`. For ctranslate2, what serving new weights costs it (the actor's adapter changed,
+as after a PPO step: merge, convert, load). A benchmark, not a test. `--runs engine` skips the one-at-a-time
+runs (they take half the time).
+
+Issue 47's measurement: `python -m rsi_lite.bench.rollout --batch 32 --episodes 80 --turns 3 --tokens 64
+--runs engine`.
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ def main(argv: list[str] | None = None) -> None:
     from ..rollout.engine import RolloutConfig, run_episodes
     from ..rollout.trajectory import TokenStream
     from ..tasks import find_tasks
+    from ..timing import CLOCK
 
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--batch", type=int, default=16)
@@ -61,8 +66,8 @@ def main(argv: list[str] | None = None) -> None:
                     help="KV-cache page of the engines (tokens)")
     ap.add_argument("--open-episodes", type=int, default=RolloutConfig.open_episodes,
                     help="continuous engine: episodes open at once (0: the engine's default)")
-    ap.add_argument("--backends", nargs="+", default=["transformers", "ctranslate2"],
-                    choices=["transformers", "ctranslate2"], help="generation backends of the engine run")
+    ap.add_argument("--backends", nargs="+", default=["transformers", "native"],
+                    choices=["transformers", "native", "ctranslate2"], help="generation backends of the engine run")
     ap.add_argument("--compute-type", default="float32", help="ctranslate2: float32 (default) or int8")
     ap.add_argument("--runs", nargs="+", default=["engine", "sequential", "raw-1"],
                     choices=["engine", "sequential", "raw-1"], help="which runs (raw always runs)")
@@ -106,6 +111,7 @@ def main(argv: list[str] | None = None) -> None:
             continue
         if backend == "ctranslate2":
             ct2_weights.served_model(pol, compute_type=a.compute_type)  # converted once before the clock starts
+        CLOCK.reset()
         t0 = time.perf_counter()
         one = {"open_episodes": 1} if bs == 1 else {}  # one episode at a time: no other opened ahead
         with ForwardMeter(pol.model) as meter:
@@ -117,8 +123,9 @@ def main(argv: list[str] | None = None) -> None:
         rates[name] = gen / wall
         print(f"{name:10} {gen} tokens in {wall:.1f} s = {rates[name]:.1f} tokens/s "
               f"(sandbox {sum(t.timings['sandbox_s'] for t in trajs):.1f} s, verifier {sum(t.timings['verify_s'] for t in trajs):.1f} s)")
-        if backend == "transformers":
-            print(_meter_line(meter.summary(wall)))
+        stats = meter.summary(wall) if backend == "transformers" else _engine_stats(trajs, wall)
+        if stats:
+            print(_meter_line(stats))
         outputs[name] = [t.token_ids for t in trajs]
     print(f"raw        {len(prompts) * a.tokens} tokens at batch {a.batch} = {raw:.1f} tokens/s")
     print(_meter_line(raw_meter.summary(raw_wall)))
@@ -134,13 +141,17 @@ def main(argv: list[str] | None = None) -> None:
         print(f"engine/sequential = {rates['engine'] / rates['sequential']:.2f}")
     if "engine[ctranslate2]" in rates:
         _refresh_cost(pol, a.compute_type)
+    if "engine" in rates:
+        print(f"tokens/s[transformers] = {rates['engine']:.1f}")
+    for b in a.backends:
+        if b == "transformers" or f"engine[{b}]" not in rates:
+            continue
         if "engine" in outputs:
-            same = sum(x == y for x, y in zip(outputs["engine"], outputs["engine[ctranslate2]"]))
-            print(f"greedy episodes identical on both backends: {same} of {len(jobs)}")
-            print(f"tokens/s[transformers] = {rates['engine']:.1f}")
-        print(f"tokens/s[ctranslate2] = {rates['engine[ctranslate2]']:.1f}")
+            same = sum(x == y for x, y in zip(outputs["engine"], outputs[f"engine[{b}]"]))
+            print(f"greedy episodes identical to transformers: {same} of {len(jobs)} [{b}]")
+        print(f"tokens/s[{b}] = {rates[f'engine[{b}]']:.1f}")
         if "engine" in rates:
-            print(f"fast/transformers = {rates['engine[ctranslate2]'] / rates['engine']:.2f}")
+            print(f"{b}/transformers = {rates[f'engine[{b}]'] / rates['engine']:.2f}")
 
 
 def _refresh_cost(pol, compute_type: str) -> None:
@@ -158,11 +169,25 @@ def _refresh_cost(pol, compute_type: str) -> None:
           f"{st['key_s']:.2f} s, merge + convert {st['convert_s']:.1f} s, load {st['load_s']:.1f} s)")
 
 
+def _engine_stats(trajs, wall: float) -> dict:
+    """A non-transformers engine's own forward figures for this run (`forward_stats`, gathered by the rollout
+    into the process clock), as `ForwardMeter.summary` gives them; {} where the engine reports none."""
+    from ..timing import CLOCK
+
+    got = CLOCK.raw()
+    if not got.get("rollout/forward"):
+        return {}
+    out = {k: got.get(f"rollout/{k}", 0) for k in ("forwards", "prefill_tokens", "decode_tokens", "decode_forwards")}
+    out["forward_s"], out["forward_share"] = got["rollout/forward"], got["rollout/forward"] / wall
+    out["mean_decode_rows"] = out["decode_tokens"] / max(out.pop("decode_forwards"), 1)
+    return out
+
+
 def _meter_line(m: dict) -> str:
     """Where a run's wall time went: the model's forwards (their share of the wall), the tokens they prefilled,
     and how many requests decoded per forward on average (the occupancy of the slots)."""
-    return (f"           {m['forwards']} forwards, {m['forward_s']:.1f} s = {100 * m['forward_share']:.0f}% of the wall; "
-            f"{m['prefill_tokens']} tokens prefilled, {m['decode_tokens']} decoded, "
+    return (f"           {m['forwards']:.0f} forwards, {m['forward_s']:.1f} s = {100 * m['forward_share']:.0f}% of the wall; "
+            f"{m['prefill_tokens']:.0f} tokens prefilled, {m['decode_tokens']:.0f} decoded, "
             f"{m['mean_decode_rows']:.1f} decoding per forward")
 
 

@@ -1,10 +1,10 @@
 """How far the rollout's recorded log-probabilities are from the training forward's:
 `python -m rsi_lite.bench.rollout_gap [--suite tasks_mini/core] [--episodes 8] [--max-turns N]
-[--settings 1.0:1.0 0.6:1.0]`.
+[--settings 1.0:1.0 0.6:1.0] [--backend native|transformers]`.
 
 Loads the actor the way RPR does (`rpr.stage.load_actor_critic`, the bundled model, `RPRConfig`'s init and
 dtype), rolls out `--episodes` tasks of the suite with RPR's training rollout settings (plain harness, its turns
-and token limit, the transformers engine) at each TEMPERATURE:TOP_P of `--settings`, then runs the update's own
+and token limit, the `--backend` engine: by default the one 'auto' picks) at each TEMPERATURE:TOP_P of `--settings`, then runs the update's own
 "old" pass (`rpr.update.old_pass`) on the batch and compares, over the action tokens: the mean and the largest
 |old_lp - rollout_lp| (the mean is `logprobs/rollout_gap`), the smallest and largest ratio pi_old / pi_rollout,
 the rollout correction's statistics at `PPOConfig.tis_cap` and whether `RPRConfig.rollout_correction` 'auto'
@@ -52,6 +52,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--settings", nargs="+", default=["1.0:1.0", "0.6:1.0"], help="TEMPERATURE:TOP_P pairs")
     ap.add_argument("--max-turns", type=int, default=None, help="default: RPR's training rollout's")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--backend", default=RPRConfig().rollout.generation_backend,
+                    choices=["auto", "native", "transformers", "ctranslate2"], help="what serves the rollout")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON lines too")
     args = ap.parse_args(argv)
 
@@ -62,9 +64,9 @@ def main(argv: list[str] | None = None) -> None:
     for s in args.settings:
         temperature, top_p = (float(x) for x in s.split(":"))
         rcfg = replace(cfg.rollout, temperature=temperature, top_p=top_p, seed=args.seed,
-                       generation_backend="transformers", max_turns=args.max_turns or cfg.rollout.max_turns)
+                       generation_backend=args.backend, max_turns=args.max_turns or cfg.rollout.max_turns)
         r = measure(policy, tasks, rcfg, cfg)
-        print(f"T {temperature} top_p {top_p}: {r['episodes']} episodes, {r['action_tokens']} action tokens; "
+        print(f"[{args.backend}] T {temperature} top_p {top_p}: {r['episodes']} episodes, {r['action_tokens']} action tokens; "
               f"|old_lp - rollout_lp| mean {r['gap_mean']:.2e} max {r['gap_max']:.2e}; ratio pi_old/pi_rollout "
               f"min {r['ratio_min']:.4f} max {r['ratio_max']:.4f}; at C {cfg.ppo.tis_cap}: weight mean "
               f"{r['tis/weight_mean']:.4f}, truncated {r['tis/truncated_frac']:.4f}; auto: "

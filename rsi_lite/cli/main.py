@@ -248,8 +248,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--batch-size", type=int, help="episodes live at once (default: RolloutConfig's, as in every stage)")
     e.add_argument("--engine", default="continuous", choices=["continuous"],
                    help="the rollout engine; 'continuous' is the only one (accepted so that older commands still run)")
-    e.add_argument("--generation-backend", default="auto", choices=["auto", "transformers", "ctranslate2"],
-                   help="what serves the replies (auto: transformers on a local model; see rsi_lite.policy.gen.dispatch)")
+    e.add_argument("--generation-backend", default="auto", choices=["auto", "native", "transformers", "ctranslate2"],
+                   help="what serves the replies (auto: native where it serves the model, else transformers; see "
+                        "rsi_lite.policy.gen.dispatch)")
     e.add_argument("--compute-type", default="float32", choices=["float32", "int8"],
                    help="ctranslate2's weight precision (int8 is faster and changes greedy choices)")
     e.add_argument("--backend", default="auto", choices=["auto", "bwrap", "docker", "local"])

@@ -194,7 +194,7 @@ class _ContinuousRun:
         self.bar = _progress(len(jobs), progress)
         self.meter = _forward_meter(policy, cfg)
         self.sampler = sampler_record(policy, cfg)
-        self.gen = make_generator(policy, cfg, sorted(self.stop))
+        self.gen = make_generator(policy, cfg, sorted(self.stop), cache_slots=self.max_open + 1)
         self.pool = ThreadPoolExecutor(max_workers=cfg.workers)
         self.clock = {"generating": 0.0, "waiting": 0.0, "last": time.perf_counter(), "busy": 0}
 
@@ -259,6 +259,7 @@ class _ContinuousRun:
         if not e.state.done and not e.stream.fit(self.cfg.context_budget - self.cfg.max_new_tokens):
             e.state.finish("context")
         if e.state.done:
+            getattr(self.gen, "release", lambda key: None)(i)  # a generator that keeps episodes' caches frees this one
             self.work[self.pool.submit(_final_verify, e, self.limits)] = ("verify", i)
         else:
             self.queued.push(i, e.state.turn)
@@ -301,7 +302,8 @@ def _account(clock: dict, meter, gen, trajs) -> None:
     CLOCK.add("rollout/waiting", clock["waiting"])
     stats = meter.summary() if hasattr(meter, "summary") else getattr(gen, "forward_stats", dict)()
     for key, name in (("forward_s", "rollout/forward"), ("prefill_tokens", "rollout/prefill_tokens"),
-                      ("decode_tokens", "rollout/decode_tokens")):
+                      ("decode_tokens", "rollout/decode_tokens"), ("forwards", "rollout/forwards"),
+                      ("decode_forwards", "rollout/decode_forwards")):
         if key in stats:
             CLOCK.add(name, stats[key])
     for t in trajs:
@@ -428,11 +430,13 @@ def _progress(total: int, show: bool):
     return tqdm(total=total, desc="episodes", disable=not show, leave=False)
 
 
-def make_generator(policy, cfg: RolloutConfig, stop_ids: list[int]):
-    """The continuous engine's generator on `cfg.generation_backend` (`policy.gen.dispatch`)."""
+def make_generator(policy, cfg: RolloutConfig, stop_ids: list[int], cache_slots: int = 0):
+    """The continuous engine's generator on `cfg.generation_backend` (`policy.gen.dispatch`); `cache_slots`: the
+    episodes open at once, each of which keeps its cache between turns where the generator keeps caches."""
     from ..policy.gen.dispatch import make_generator as serve
 
     return serve(policy, cfg.generation_backend, max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature,
                  top_p=cfg.top_p, stop_ids=stop_ids, seed=cfg.seed, max_concurrent=cfg.batch_size,
                  stop_pattern=BLOCK_CLOSED if cfg.stop_after_block and cfg.action_format == "bash" else None,
-                 context_budget=cfg.context_budget, page_size=cfg.page_size, compute_type=cfg.compute_type)
+                 context_budget=cfg.context_budget, page_size=cfg.page_size, compute_type=cfg.compute_type,
+                 cache_slots=cache_slots)

@@ -123,11 +123,12 @@ class RPRConfig:
 
     - ctranslate2 or vllm served the rollout: another engine (merged and converted weights, its own kernels and
       precision) computes other probabilities than the training forward, more so at lower precision; on.
-    - transformers at temperature 1 and top_p 1 (this stage's default): the rollout samples from the training
-      forward's own model, weights and precision, so the recorded log-probabilities are pi_old's up to the
-      rounding of a differently batched forward (`logprobs/rollout_gap`; measured in docs/experiments.md); off,
-      which keeps the plain PPO loss the weights would only perturb by that rounding.
-    - transformers at another temperature or top_p < 1: the engine records the log-probabilities of the tempered,
+    - transformers or native at temperature 1 and top_p 1 (this stage's default): the rollout samples from the
+      training forward's own model, weights and precision, so the recorded log-probabilities are pi_old's up to
+      the rounding of a differently batched forward (native: also oneDNN's matmul kernels) (`logprobs/rollout_gap`;
+      `python -m rsi_lite.bench.rollout_gap`, measured in docs/experiments.md); off, which keeps the plain PPO loss
+      the weights would only perturb by that rounding.
+    - transformers or native at another temperature or top_p < 1: the engine records the log-probabilities of the tempered,
       nucleus-cut distribution it sampled from, which differs from pi_old by construction. The surrogate is an
       expectation under pi_old and the tokens came from the behaviour distribution, which is exactly what
       importance sampling from the behaviour distribution corrects; on. What it cannot correct: tokens top-p cut

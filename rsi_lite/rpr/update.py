@@ -85,8 +85,8 @@ def advantages_for(cfg: "RPRConfig", rewards, values, mask):
 def rollout_correction(cfg: "RPRConfig", trajs: list[Trajectory]) -> bool:
     """Whether the update weights the policy loss by the rollout correction (`RPRConfig.rollout_correction`, whose
     docstring gives the reasons): 'on' and 'off' as said; 'auto' on when any episode's actions came from another
-    engine than transformers, or from transformers sampling at a temperature other than 1 (greedy aside) or with
-    top_p < 1. Each episode's `Trajectory.sampler` says how it was sampled; one without it is judged by
+    engine than the policy's own model (transformers, native), or from it sampling at a temperature other than 1
+    (greedy aside) or with top_p < 1. Each episode's `Trajectory.sampler` says how it was sampled; one without it is judged by
     `cfg.rollout` (its 'auto' backend read as transformers, the local default)."""
     if cfg.rollout_correction != "auto":
         return cfg.rollout_correction == "on"
@@ -94,7 +94,7 @@ def rollout_correction(cfg: "RPRConfig", trajs: list[Trajectory]) -> bool:
                 "top_p": cfg.rollout.top_p}
     for t in trajs:
         s = {**fallback, **t.sampler}
-        if s["backend"] not in ("transformers", "auto"):
+        if s["backend"] not in ("transformers", "native", "auto"):
             return True
         if s["temperature"] > 0 and (s["temperature"] != 1.0 or s["top_p"] < 1.0):
             return True

@@ -71,7 +71,7 @@ def test_without_the_package_auto_falls_back_and_asking_for_it_says_what_to_inst
 
     monkeypatch.setattr(ct2_backend, "_ct2", missing)
     monkeypatch.setattr(ct2_weights, "_ct2", missing)
-    assert resolve_backend(random_lora, "auto") == "transformers"  # auto never needs it
+    assert resolve_backend(random_lora, "auto") == "native"  # auto never needs it
     with pytest.raises(RuntimeError, match=r"pip install -e '\.\[fast\]'"):
         make_generator(random_lora, "ctranslate2", max_new_tokens=4)
     with pytest.raises(ValueError, match="generation_backend: 'warp'"):

@@ -1,26 +1,29 @@
 """Which engine serves the policy's generation: one setting, dispatched here and nowhere else.
 
-    transformers  the policy's own model through transformers' continuous batching (`hf_continuous`)
+    native        the kit's own decode loop over the policy's modules (`native_engine`): each episode's cache
+                  kept between turns, one packed forward a step. The fastest on a CPU.
+    transformers  the policy's own model through transformers' continuous batching (`hf_continuous`): the
+                  reference, and the fallback for a model whose attention `native_engine` does not serve
     ctranslate2   a compiled CPU engine serving the merged actor weights (`ct2_engine`)
     vllm          a vLLM engine on GPUs (`vllm_engine`; the policy is a `VLLMPolicy`)
-    auto          vllm for a `VLLMPolicy`, else transformers
+    auto          vllm for a `VLLMPolicy`, else native where it serves the model, else transformers
 
-Why transformers stays the CPU default: multi-turn episodes give prompts of many lengths, and CTranslate2
+Why native and not CTranslate2 on the CPU: multi-turn episodes give prompts of many lengths, and CTranslate2
 prefills only up to the shortest prompt of a batch, feeding every other prompt's remaining tokens one decode
-step at a time, and keeps no episode's earlier turns between calls. Its decode step is faster, its prefill of
-ragged prompts much slower, and on the rollout benchmark (`python -m rsi_lite.bench.rollout`) it was no faster
-than the transformers engine (docs/experiments.md).
-Ask for it by name where prompts are alike in length.
+step at a time, and keeps no episode's earlier turns between calls; on the rollout benchmark
+(`python -m rsi_lite.bench.rollout`) it was no faster than the transformers engine, and native is several times
+faster than both (docs/experiments.md). Ask for CTranslate2 by name where prompts are alike in length.
 
 Every backend's generator offers `submit(key, prompt_ids)`, `poll()` -> `(key, Generation)`, `busy`, and is a
-context manager, so `rollout.run_episodes` and `complete` drive them all the same way.
+context manager, so `rollout.run_episodes` and `complete` drive them all the same way; a generator that keeps
+each key's cache also offers `release(key)`.
 """
 
 from __future__ import annotations
 
 from .types import Generation
 
-BACKENDS = ("auto", "transformers", "ctranslate2", "vllm")
+BACKENDS = ("auto", "native", "transformers", "ctranslate2", "vllm")
 
 
 def is_vllm(policy) -> bool:
@@ -40,13 +43,16 @@ def resolve_backend(policy, name: str = "auto") -> str:
     if name == "vllm":
         raise ValueError("generation_backend 'vllm' needs a VLLMPolicy (scale_up/); this policy is a local model")
     if name == "auto":
-        return "transformers"
+        from .native_engine import supports
+
+        return "native" if supports(policy.model) else "transformers"
     return name
 
 
 def make_generator(policy, backend: str = "auto", *, max_new_tokens: int, temperature: float = 0.6,
                    top_p: float = 1.0, stop_ids=None, stop_pattern=None, seed: int = 0, max_concurrent: int = 16,
-                   context_budget: int = 2048, page_size: int = 64, compute_type: str = "float32"):
+                   context_budget: int = 2048, page_size: int = 64, compute_type: str = "float32",
+                   cache_slots: int = 0):
     """A continuous generator for `policy` on `backend` (see the module docstring)."""
     kw = dict(max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, stop_ids=stop_ids,
               stop_pattern=stop_pattern, seed=seed, max_concurrent=max_concurrent)
@@ -60,6 +66,11 @@ def make_generator(policy, backend: str = "auto", *, max_new_tokens: int, temper
         from .ct2_weights import served_model
 
         return CT2Generator(served_model(policy, compute_type=compute_type), policy.tokenizer, **kw)
+    if backend == "native":
+        from .native_engine import NativeGenerator
+
+        return NativeGenerator(policy.model, policy.tokenizer, context_budget=context_budget, cache_slots=cache_slots,
+                               **kw)
     from .hf_continuous import ContinuousGenerator
 
     return ContinuousGenerator(policy.model, policy.tokenizer, context_budget=context_budget, page_size=page_size, **kw)
@@ -68,8 +79,8 @@ def make_generator(policy, backend: str = "auto", *, max_new_tokens: int, temper
 def complete(policy, prompts: list[list[int]], *, max_new_tokens: int, temperature: float = 0.0, seed: int = 0,
              batch: int = 16, backend: str = "auto") -> list[Generation]:
     """One reply per prompt from whatever serves the policy (`make_generator`): transformers' `generate` in
-    batches of `batch`, or a continuous generator (ctranslate2, vLLM) given all prompts at once. Used by the
-    runbook planner and reviewer."""
+    batches of `batch`, or a continuous generator (native, ctranslate2, vLLM) given all prompts at once. Used by
+    the runbook planner and reviewer."""
     from .hf_generate import generate_batch
 
     if resolve_backend(policy, backend) == "transformers":
@@ -79,7 +90,7 @@ def complete(policy, prompts: list[list[int]], *, max_new_tokens: int, temperatu
                                       max_new_tokens=max_new_tokens, temperature=temperature, seed=seed + start)
         return replies
     gen, out = make_generator(policy, backend, max_new_tokens=max_new_tokens, temperature=temperature, seed=seed,
-                              max_concurrent=batch), {}
+                              max_concurrent=batch, context_budget=max(map(len, prompts), default=1)), {}
     with gen:
         for i, p in enumerate(prompts):
             gen.submit(i, p)

@@ -152,7 +152,8 @@ class ForwardMeter:
         dec = [c["decode"] for c in self.calls if c["decode"]]
         out = {"forwards": len(self.calls), "forward_s": sum(c["seconds"] for c in self.calls),
                "prefill_tokens": sum(c["prefill"] for c in self.calls),
-               "decode_tokens": sum(dec), "mean_decode_rows": sum(dec) / len(dec) if dec else 0.0}
+               "decode_tokens": sum(dec), "decode_forwards": len(dec),
+               "mean_decode_rows": sum(dec) / len(dec) if dec else 0.0}
         if wall:
             out["forward_share"] = out["forward_s"] / wall
         return out
