@@ -24,8 +24,10 @@ sharing DIR/eval-base/ since Base does not depend on the training seed):
     eval-floor/         floor.json: what doing nothing scores on the same tasks (verifiers on untouched workspaces)
     selection.json      per phase: the candidates' val figures, which was retained and why
     cost.json           per stage: generated tokens, sandbox seconds, wall seconds (the time the process ran:
-                        `paused_s`, the time it stood stopped, is beside it), peak memory, and where the wall went
-                        (`breakdown`: model loading, generation, idle slots, updates; see `timing`)
+                        `paused_s`, the time it stood stopped, is beside it), CPU seconds (`cpu_s`: the process's
+                        threads and its sandboxes'; `cpu_share`: their sum over the wall, 2.0 = two cores busy
+                        throughout), peak memory, and where the wall went (`breakdown`: model loading, generation,
+                        idle slots, updates; see `timing`)
     report.json .md .html   written by `rsi-lite report DIR` (and at the end of the run)
     DONE
 
@@ -84,6 +86,13 @@ def _reset_peak_rss() -> bool:
         return True
     except OSError:
         return False
+
+
+def cpu_seconds() -> dict:
+    """CPU seconds (user + system) so far: this process's threads, and its children's (the sandboxes, their commands
+    and verifiers: counted once a sandbox has ended and been waited for, which every stage does before it ends)."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {"process": own.ru_utime + own.ru_stime, "children": kids.ru_utime + kids.ru_stime}
 
 
 def _peak_rss_mb() -> float:
@@ -178,7 +187,7 @@ class Loop:
         resumed = fresh and d.is_dir() and any(d.iterdir())
         _reset_peak_rss()
         CLOCK.reset()
-        t0, p0 = time.monotonic(), PAUSES.start().total()
+        t0, p0, c0 = time.monotonic(), PAUSES.start().total(), cpu_seconds()
         out = fn()
         gc.collect()
         paused = PAUSES.total() - p0
@@ -189,6 +198,9 @@ class Loop:
                                "peak_rss_mb": round(_peak_rss_mb(), 1) if fresh else None}
             if fresh:
                 self.cost[name]["breakdown"] = CLOCK.snapshot(wall)
+                cpu = {k: v - c0[k] for k, v in cpu_seconds().items()}
+                self.cost[name]["cpu_s"] = {k: round(v, 1) for k, v in cpu.items()}
+                self.cost[name]["cpu_share"] = round(sum(cpu.values()) / wall, 2) if wall > 0 else None
             if resumed:
                 self.cost[name]["note"] = "resumed: wall time and peak memory of the attempt that finished it"
             write_json_atomic(self.dir / "cost.json", self.cost)

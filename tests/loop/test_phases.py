@@ -209,8 +209,12 @@ def test_killed_mid_stage_and_resumed(tmp_path, bwrap_ok, small_random_model):
     assert sum(b.get(k, 0) for k in ("model/load", "model/serve", "rollout/generating", "rollout/waiting",
                                      "train/sft", "other")) == pytest.approx(cost["RSR-2"]["wall_s"], abs=0.5)
     assert cost["RPR-2"]["breakdown"]["train/ppo"] > 0
+    cpu = cost["RSR-2"]["cpu_s"]  # CPU seconds beside the wall: the process's and its sandboxes'
+    assert cpu["process"] > 0 and cpu["children"] > 0
+    assert cost["RSR-2"]["cpu_share"] == pytest.approx(sum(cpu.values()) / cost["RSR-2"]["wall_s"], abs=0.02)
     rep = write_report(out)
     assert "Where the wall went" in (out / "report.md").read_text()
+    assert "of their wall (200% = both cores" in (out / "report.md").read_text()
     assert [s["stage"] for s in rep["stages"]] == ["Base", "RSR-1", "RPR-1", "RSR-2", "RPR-2"]
     assert list(rep["controls"]) == ["RPR-2, critic reset"]
     assert set(rep["selection"][0]) == {"RSR-1", "RPR-1", "RSR-2", "RPR-2"}

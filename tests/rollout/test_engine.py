@@ -168,7 +168,7 @@ def test_a_later_turn_reuses_the_cached_blocks_of_its_episodes_earlier_turns(tin
 def test_jsonl_roundtrip(tiny_policy, core, tmp_path, bwrap_ok):
     trajs = run_episodes(tiny_policy, [(core[0], 0)], RolloutConfig(max_turns=1, max_new_tokens=8))
     # what the logprobs are of: the backend that served them and the sampling settings (RPR's rollout correction)
-    assert trajs[0].sampler == {"backend": "transformers", "temperature": 0.6, "top_p": 1.0}
+    assert trajs[0].sampler == {"backend": "native", "temperature": 0.6, "top_p": 1.0}
     write_trajectories(trajs, tmp_path / "t.jsonl")
     assert read_trajectories(tmp_path / "t.jsonl")[0] == trajs[0]
     (tmp_path / "bad.jsonl").write_text('{"task": 1}\n')
