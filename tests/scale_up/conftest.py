@@ -1,8 +1,13 @@
 """Fixtures of scale_up's tests, which run in verl's environment (`make verl-env`; `make test-verl` runs them)."""
 
 import json
+import os
+import subprocess
+from pathlib import Path
 
 import pytest
+
+REPO = Path(__file__).resolve().parents[2]
 
 # The target architecture of scale_up/configs/rsi_27b.yaml: a dense Qwen-family 27B
 TARGET = {"hidden_size": 5120, "intermediate_size": 22016, "num_hidden_layers": 64, "num_attention_heads": 40,
@@ -40,3 +45,24 @@ def target_model_dir(tmp_path_factory):
     small_tokenizer(path)
     (path / "generation_config.json").write_text(json.dumps({"eos_token_id": 2}))
     return path
+
+
+def kit_python() -> str:
+    """The kit's environment's python (the CPU generation server and the reference episodes run there):
+    $RSI_LITE_KIT_PYTHON (`make test-verl` sets it), else .venv/bin/python; the test skips without one."""
+    py = os.environ.get("RSI_LITE_KIT_PYTHON") or str(REPO / ".venv" / "bin" / "python")
+    if not Path(py).exists():
+        pytest.skip(f"the kit's environment ({py}) is not there: make venv")
+    return py
+
+
+def kit_env() -> dict:
+    return {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
+
+
+@pytest.fixture(scope="session")
+def model_dir():
+    """The bundled model as a local model directory, prepared by the kit's environment (its GGUF reader is there)."""
+    out = subprocess.run([kit_python(), "-c", "from rsi_lite.policy.model import prepare_model; print(prepare_model())"],
+                         env=kit_env(), capture_output=True, text=True, timeout=600, check=True)
+    return out.stdout.strip().splitlines()[-1]
