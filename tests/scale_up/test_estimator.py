@@ -217,3 +217,43 @@ def test_the_registered_trainer_computes_advantages_through_verls_field_store(fi
     for i in range(len(rows)):
         assert got["advantages"][i].tolist() == pytest.approx(want_adv[i], abs=1e-5)
         assert got["returns"][i].tolist() == pytest.approx(want_ret[i], abs=1e-5)
+
+
+def test_critic_inheritance_loads_the_previous_phases_critic_at_a_fresh_start_only(tmp_path):
+    """`trainer.rsi_critic_from`: at a fresh start (verl's own `_load_checkpoint` found nothing to resume) the
+    previous phase's critic is loaded with verl's `critic_wg.load_checkpoint`; a resumed run keeps its own."""
+    from omegaconf import OmegaConf
+
+    from scale_up.trainer import install
+
+    prev = tmp_path / "rpr-1" / "global_step_20"
+    (prev / "critic").mkdir(parents=True)
+    own = tmp_path / "rpr-2" / "global_step_3"
+    for part in ("actor", "critic"):
+        (own / part).mkdir(parents=True)
+    loads = []
+
+    class Group:
+        def __init__(self, name):
+            self.name = name
+
+        def load_checkpoint(self, local_path, del_local_after_load=False):
+            loads.append((self.name, local_path))
+
+    def trainer(resume_mode, resume_from=None):
+        t = object.__new__(install())
+        t.config = OmegaConf.create({"trainer": {"resume_mode": resume_mode, "resume_from_path": resume_from,
+                                                 "del_local_ckpt_after_load": False, "rsi_critic_from": str(prev),
+                                                 "default_local_dir": str(tmp_path / "rpr-2")}})
+        t.use_critic, t.actor_rollout_ref_wg = True, None
+        t.actor_rollout_wg, t.critic_wg = Group("actor"), Group("critic")
+        t.train_dataloader, t.trainer_mode = None, "sync"
+        return t
+
+    trainer("disable")._load_checkpoint()
+    assert loads == [("critic", str(prev / "critic"))]
+    loads.clear()
+    resumed = trainer("resume_path", str(own))
+    resumed._load_checkpoint()
+    assert resumed.global_steps == 3
+    assert loads == [("actor", str(own / "actor")), ("critic", str(own / "critic"))]
