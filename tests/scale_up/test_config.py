@@ -51,7 +51,9 @@ def test_the_papers_settings(cfg):
     assert a.loss_agg_mode == "token-mean" and a.use_dynamic_bsz and a.ulysses_sequence_parallel_size > 1
     assert cfg.critic.use_dynamic_bsz and cfg.critic.ulysses_sequence_parallel_size > 1
     assert cfg.algorithm.rollout_correction.rollout_is_threshold == 2.0
-    assert cfg.trainer.critic_warmup == 4 and cfg.critic.model.lora_rank == 0
+    # four critic-only steps: verl's first step is step 1 and the actor updates once critic_warmup <= step
+    assert [s for s in range(1, 10) if not cfg.trainer.critic_warmup <= s] == [1, 2, 3, 4]
+    assert cfg.critic.model.lora_rank == 0
     assert cfg.critic.optim.lr == 1.5e-5
     # a LoRA actor at about ten times the paper's full-weight 5e-7
     assert cfg.actor_rollout_ref.model.lora_rank > 0 and cfg.actor_rollout_ref.actor.optim.lr == pytest.approx(5e-6)
