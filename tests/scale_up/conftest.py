@@ -14,24 +14,11 @@ TARGET = {"hidden_size": 5120, "intermediate_size": 22016, "num_hidden_layers": 
           "num_key_value_heads": 8, "vocab_size": 152064, "max_position_embeddings": 262144,
           "tie_word_embeddings": False}
 
-CHATML = ("{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
-          "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
-
-
 def small_tokenizer(path):
-    """A word-level tokenizer with ChatML's special tokens and template, saved to `path` (no model hub)."""
-    from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import PreTrainedTokenizerFast
+    """A word-level tokenizer with ChatML's tokens and template (`scale_up.gpu_step.small_tokenizer`)."""
+    from scale_up.gpu_step import small_tokenizer as make
 
-    words = ["<pad>", "<|im_start|>", "<|im_end|>", "<unk>", "system", "user", "assistant", "\n"]
-    words += [f"w{i}" for i in range(200)]
-    tok = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="<unk>"))
-    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>", eos_token="<|im_end|>",
-                                   unk_token="<unk>", additional_special_tokens=["<|im_start|>"])
-    fast.chat_template = CHATML
-    fast.save_pretrained(path)
-    return fast
+    return make(path)
 
 
 @pytest.fixture(scope="session")
