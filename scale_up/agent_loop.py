@@ -68,10 +68,16 @@ class RSIEpisodeConfig:
         return cls(**{f.name: section[f.name] for f in fields(cls) if f.name in section})
 
 
-def episode_seed(run_seed: int, task: str, sample: int) -> int:
+def episode_seed(run_seed: int, task: str, sample) -> int:
     """A seed of its own for each (run, task, sample): stable across processes (no Python hash)."""
     digest = hashlib.sha256(f"{run_seed}:{task}:{sample}".encode()).digest()
     return int.from_bytes(digest[:4], "little") & 0x7FFFFFFF
+
+
+def sample_key(row_sample, session_id) -> str:
+    """Which sample of a task an episode is: the dataset row's (`extra_info.sample`, repeated rows of one task)
+    and verl's session (`rollout.n` episodes of one row), both, so no two of them share a seed."""
+    return f"{int(row_sample)}.{int(session_id)}"
 
 
 def request_seed(seed: int, turn: int) -> int:
@@ -270,8 +276,7 @@ def _agent_loop_class():
             cfg = RSIEpisodeConfig.from_config(self.config.get("rsi", {}))
             info = dict(kwargs.get("extra_info") or {})
             task = load_task(info["task_path"])
-            sample = int(kwargs.get("session_id", 0)) + int(info.get("sample", 0))
-            seed = episode_seed(cfg.seed, task.name, sample)
+            seed = episode_seed(cfg.seed, task.name, sample_key(info.get("sample", 0), kwargs.get("session_id", 0)))
             t = time.monotonic()
             traj, prompt_len = await run_episode(self.server_manager, kwargs.get("uid", task.name), task, seed, cfg,
                                                  self.tokenizer, sampling_params, guidance=info.get("guidance"))

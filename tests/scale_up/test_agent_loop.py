@@ -114,7 +114,7 @@ def test_the_agent_loop_episode_equals_the_kits(kit_server, kit_trajectory, mode
 
 def test_each_episode_is_seeded_on_its_own(kit_server, model_dir, bwrap_ok):
     """rollout.n samples of one task: each session its own seeds, so the server samples them independently."""
-    from scale_up.agent_loop import episode_seed
+    from scale_up.agent_loop import episode_seed, sample_key
 
     sent = []
 
@@ -134,8 +134,8 @@ def test_each_episode_is_seeded_on_its_own(kit_server, model_dir, bwrap_ok):
     assert a.prompt_ids == b.prompt_ids  # the same prompt twice
     assert len({s["seed"] for s in sent}) == len(sent) == 2
     assert a.response_ids != b.response_ids  # sampled independently
-    assert episode_seed(0, TASK.name, 0) != episode_seed(0, TASK.name, 1)
-    assert episode_seed(0, TASK.name, 1) == episode_seed(0, TASK.name, 1)
+    assert episode_seed(0, TASK.name, sample_key(0, 1)) != episode_seed(0, TASK.name, sample_key(1, 0))
+    assert episode_seed(0, TASK.name, sample_key(0, 1)) == episode_seed(0, TASK.name, sample_key(0, 1))
 
 
 if __name__ == "__main__":
