@@ -28,7 +28,7 @@ import asyncio
 import hashlib
 import json
 import time
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 from rsi_lite.algos.rewards import DEFAULT_DIVISOR, REWARDS, compute_reward
 from rsi_lite.harness.harnesses import HarnessState, make_harness
@@ -66,6 +66,15 @@ class RSIEpisodeConfig:
     def from_config(cls, section) -> "RSIEpisodeConfig":
         section = dict(section or {})
         return cls(**{f.name: section[f.name] for f in fields(cls) if f.name in section})
+
+    def for_row(self, info: dict) -> "RSIEpisodeConfig":
+        """This config with a dataset row's own `harness` and `max_turns` where the row names them
+        (`extra_info`): self-rewrite's discovery runs one task under several harnesses in one batch."""
+        return replace(self, **{k: info[k] for k in ROW_FIELDS if info.get(k) is not None})
+
+
+ROW_FIELDS = ("harness", "max_turns")
+"""The episode settings a dataset row may set for itself."""
 
 
 def episode_seed(run_seed: int, task: str, sample) -> int:
@@ -269,12 +278,13 @@ def _agent_loop_class():
     from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopMetrics, AgentLoopOutput
 
     class TerminalAgentLoop(AgentLoopBase):
-        """`rsi_terminal`: a dataset row names a task directory (`extra_info.task_path`, with an optional
-        `extra_info.guidance`: a runbook shown privately, for self-rewrite's guided re-solves)."""
+        """`rsi_terminal`: a dataset row names a task directory (`extra_info.task_path`), optionally a runbook
+        shown privately (`extra_info.guidance`: self-rewrite's guided re-solves) and its own harness or turn
+        limit (`RSIEpisodeConfig.for_row`)."""
 
         async def run(self, sampling_params: dict, **kwargs) -> AgentLoopOutput:
-            cfg = RSIEpisodeConfig.from_config(self.config.get("rsi", {}))
             info = dict(kwargs.get("extra_info") or {})
+            cfg = RSIEpisodeConfig.from_config(self.config.get("rsi", {})).for_row(info)
             task = load_task(info["task_path"])
             seed = episode_seed(cfg.seed, task.name, sample_key(info.get("sample", 0), kwargs.get("session_id", 0)))
             t = time.monotonic()

@@ -19,21 +19,28 @@ from rsi_lite.tasks.task import find_tasks, load_task
 AGENT = "rsi_terminal"
 
 
-def task_row(task, *, sample: int = 0, index: int = 0) -> dict:
+def task_row(task, *, sample: int = 0, index: int = 0, harness: str | None = None,
+             guidance: str | None = None) -> dict:
+    """One row; `harness` (a row of its own harness, self-rewrite's discovery) and `guidance` (a runbook shown
+    privately, its re-solves) are read by the agent loop when set."""
+    info = {"index": index, "task_path": str(Path(task.path).resolve()), "task": task.name, "family": task.family,
+            "difficulty": task.difficulty, "sample": sample, "harness": harness, "guidance": guidance}
     return {"data_source": f"rsi-lite/{task.suite or 'tasks'}", "agent_name": AGENT,
             "prompt": [{"role": "user", "content": task.instruction}], "ability": "terminal",
-            "reward_model": {"style": "verifier", "ground_truth": ""},
-            "extra_info": {"index": index, "task_path": str(Path(task.path).resolve()), "task": task.name,
-                           "family": task.family, "difficulty": task.difficulty, "sample": sample}}
+            "reward_model": {"style": "verifier", "ground_truth": ""}, "extra_info": info}
 
 
-def task_rows(root: str | Path, samples: int = 1) -> list[dict]:
-    """Rows of every task under `root` (a task directory or a folder of them), `samples` rows each."""
+def task_rows(root: str | Path, samples: int = 1, harnesses: list[str] | None = None) -> list[dict]:
+    """Rows of every task under `root` (a task directory or a folder of them), `samples` rows each, under each of
+    `harnesses` (None: the config's)."""
     root = Path(root)
     tasks = [load_task(root)] if (root / "task.toml").is_file() else find_tasks(root)
     if not tasks:
         raise FileNotFoundError(f"{root}: no task (a directory with task.toml, or a folder of them)")
-    return [task_row(t, sample=s, index=i * samples + s) for i, t in enumerate(tasks) for s in range(samples)]
+    rows = [task_row(t, sample=s, harness=h) for t in tasks for h in (harnesses or [None]) for s in range(samples)]
+    for i, r in enumerate(rows):
+        r["extra_info"]["index"] = i
+    return rows
 
 
 def write_parquet(rows: list[dict], out: str | Path) -> Path:
@@ -52,8 +59,9 @@ def main(argv=None) -> None:
     ap.add_argument("out")
     ap.add_argument("roots", nargs="+")
     ap.add_argument("--samples", type=int, default=1)
+    ap.add_argument("--harness", action="append", help="a row per task under each harness named (repeatable)")
     args = ap.parse_args(argv)
-    rows = [r for root in args.roots for r in task_rows(root, args.samples)]
+    rows = [r for root in args.roots for r in task_rows(root, args.samples, args.harness)]
     for i, r in enumerate(rows):
         r["extra_info"]["index"] = i
     print(f"{write_parquet(rows, args.out)}: {len(rows)} rows")

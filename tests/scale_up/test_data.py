@@ -47,3 +47,15 @@ def test_a_folder_without_tasks_is_refused(tmp_path):
 
     with pytest.raises(FileNotFoundError, match="no task"):
         task_rows(tmp_path)
+
+
+def test_a_row_may_name_its_own_harness_for_discovery(tmp_path):
+    from scale_up.agent_loop import RSIEpisodeConfig
+    from scale_up.data import task_rows
+
+    rows = task_rows(CORE / "core-000-file_ops-easy", harnesses=["plain", "state_machine", "verifier_feedback"])
+    base = RSIEpisodeConfig(harness="plain", max_turns=7)
+    got = [base.for_row(r["extra_info"]) for r in rows]
+    assert [c.harness for c in got] == ["plain", "state_machine", "verifier_feedback"]
+    assert {c.max_turns for c in got} == {7}
+    assert base.for_row(task_rows(CORE / "core-000-file_ops-easy")[0]["extra_info"]) == base
