@@ -5,7 +5,7 @@ VENV  := .venv
 BIN   := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lab sandbox venv base-image clean
+.PHONY: demo test test-verl verl-env lab sandbox venv base-image clean
 
 venv: $(STAMP)
 
@@ -40,7 +40,29 @@ demo: sandbox $(STAMP)
 test: sandbox $(STAMP)
 	$(BIN)/ruff check rsi_lite scale_up tests
 	$(BIN)/lint-imports
-	HF_HUB_OFFLINE=1 RSI_LITE_BUDGET=small $(BIN)/python -m pytest -q tests notebooks --nbmake --nbmake-timeout=900 --durations=25
+	HF_HUB_OFFLINE=1 RSI_LITE_BUDGET=small $(BIN)/python -m pytest -q tests notebooks --ignore=tests/scale_up --nbmake --nbmake-timeout=900 --durations=25
+	$(MAKE) test-verl
+
+# scale_up/ runs the kit's algorithm inside verl, which pins another transformers than the kit's: its own
+# environment (scale_up/requirements-verl.txt says what and why), the kit installed there without its
+# dependencies. Its tests (tests/scale_up) run there; the generation server they start runs in the kit's.
+VERL_VENV  := .venv-verl
+VERL_STAMP := $(VERL_VENV)/.installed
+
+verl-env: $(VERL_STAMP)
+
+$(VERL_STAMP): scale_up/requirements-verl.txt pyproject.toml
+	$(PY) -m venv $(VERL_VENV)
+	$(VERL_VENV)/bin/pip install -q --upgrade pip
+	$(VERL_VENV)/bin/pip install -q torch==2.13.0
+	$(VERL_VENV)/bin/pip install -q -r scale_up/requirements-verl.txt
+	$(VERL_VENV)/bin/pip install -q --no-deps -e .
+	# verl's compiled dependency (tensordict) and the kit's pure modules must import here
+	$(VERL_VENV)/bin/python -c "import tensordict, verl, rsi_lite.algos.advantages, rsi_lite.algos.rewards, rsi_lite.rollout.trajectory; from tensordict import TensorDict; import torch; TensorDict({'x': torch.ones(2)}, batch_size=[2])"
+	touch $(VERL_STAMP)
+
+test-verl: $(STAMP) $(VERL_STAMP)
+	HF_HUB_OFFLINE=1 RSI_LITE_KIT_PYTHON=$(CURDIR)/$(BIN)/python $(VERL_VENV)/bin/python -m pytest -q tests/scale_up -p no:cacheprovider --durations=10
 
 # JupyterLab on notebooks/, the kit's environment as its kernel (the URL with its token is printed below).
 lab: $(STAMP)
@@ -52,4 +74,4 @@ base-image: $(STAMP)
 	$(BIN)/rsi-lite sandbox base-image
 
 clean:
-	rm -rf $(VENV) tasks_pool runs .pytest_cache
+	rm -rf $(VENV) $(VERL_VENV) tasks_pool runs .pytest_cache

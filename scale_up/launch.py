@@ -1,4 +1,7 @@
-"""The five-phase loop at scale: `rsi_lite.loop` decides, Slurm / Ray / torchrun run the stages.
+"""RETIRED with the home-made path (issue 48: scale_up/ now runs on verl, scale_up/README.md); kept only while
+notebooks/07_scale_up.ipynb imports `scale_profile` and `SlurmLauncher` from it. The modules it launched are gone.
+
+The five-phase loop at scale: `rsi_lite.loop` decides, Slurm / Ray / torchrun run the stages.
 
     sbatch scale_up/launch/slurm.sbatch                   # 4 nodes x 8 GPUs; see that file
     bash scale_up/launch/ray_job.sh                       # on a running Ray cluster

@@ -1,4 +1,7 @@
-"""The memory and time plan of the sharded stages: `python -m scale_up.plan --config C.json` (a dry run).
+"""RETIRED with the home-made path (issue 48: scale_up/ now runs on verl, scale_up/README.md); kept only while
+notebooks/07_scale_up.ipynb imports `Plan`, `make_plan` and `describe` from it. The modules it launched are gone.
+
+The memory and time plan of the sharded stages: `python -m scale_up.plan --config C.json` (a dry run).
 
 It describes what `scale_up/` builds, from the same config objects the stages run with: the `rsr` and
 `rpr` blocks are `RSRConfig` and `RPRConfig` fields laid over the `gpu` profile's (`scale_up.launch.scale_profile`

@@ -75,32 +75,12 @@ def masked_mean(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return (x * m).sum() / m.sum().clamp(min=1.0)
 
 
-def _ranks() -> int:
-    import torch.distributed as dist
-
-    return dist.get_world_size() if dist.is_available() and dist.is_initialized() else 1
-
-
-def _sum_over_ranks(t: torch.Tensor, across_ranks: bool) -> torch.Tensor:
-    if across_ranks and _ranks() > 1:
-        import torch.distributed as dist
-
-        t = t.clone()
-        dist.all_reduce(t)
-    return t
-
-
-def masked_whiten(x: torch.Tensor, mask: torch.Tensor, eps: float = 1e-8, *, across_ranks: bool = False) -> torch.Tensor:
-    """(x - mean) / std over the masked entries; masked-out entries become 0.
-
-    `across_ranks`: when a process group is formed (scale_up's FSDP2 ranks, each holding its share of a
-    batch), the mean and the variance are those of every rank's masked entries together (two all-reduces of
-    [sum, count] and of the squared deviations), so each share is whitened as the whole batch would be. With
-    one process it is the plain whitening, to the last bit. Every rank must call it (a collective)."""
+def masked_whiten(x: torch.Tensor, mask: torch.Tensor, eps: float = 1e-8) -> torch.Tensor:
+    """(x - mean) / std over the masked entries; masked-out entries become 0."""
     m = mask.float()
-    s = _sum_over_ranks(torch.stack([(x * m).sum(), m.sum()]), across_ranks)
-    mean = s[0] / s[1].clamp(min=1.0)
-    var = _sum_over_ranks(((x - mean) ** 2 * m).sum(), across_ranks) / s[1].clamp(min=1.0)
+    n = m.sum().clamp(min=1.0)
+    mean = (x * m).sum() / n
+    var = ((x - mean) ** 2 * m).sum() / n
     return torch.where(mask.bool(), (x - mean) * torch.rsqrt(var + eps), torch.zeros_like(x))
 
 

@@ -1,6 +1,5 @@
 """One PPO (or critic-only) update of an RPR stage: the batch's tensors, its advantages, minibatches in a seeded
-order, and the update itself (`update`), which `rsi_lite.rpr.stage.run_rpr` calls once a step and `scale_up/train.py`
-runs under FSDP2 unchanged.
+order, and the update itself (`update`), which `rsi_lite.rpr.stage.run_rpr` calls once a step.
 """
 
 from __future__ import annotations
@@ -330,9 +329,8 @@ def update(policy, trajs: list[Trajectory], cfg: "RPRConfig", optims: dict, *, t
     adv, ret = advantages_for(cfg, batch.rewards, old_v, batch.mask)
     row = before_update_metrics(batch, old_v, old_lp, ret)
     if train_actor and cfg.ppo.whiten_advantages:
-        # whitened over the whole batch's action tokens (every rank's share, under scale_up's FSDP2), as the loss
-        # would over one minibatch of everything
-        adv = masked_whiten(adv, batch.mask, across_ranks=True)
+        # whitened over the whole batch's action tokens, as the loss would over one minibatch of everything
+        adv = masked_whiten(adv, batch.mask)
     is_w = None
     if train_actor:
         # the rollout correction: the weights' statistics always, the weights in the loss only where it is on

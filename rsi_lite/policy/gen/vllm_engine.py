@@ -78,8 +78,20 @@ class VLLMGenerator:
         self.engine = policy.engine
         self._replies = Replies(policy.tokenizer, stop_ids or [policy.tokenizer.eos_token_id], stop_pattern)
         self.lora = policy.lora_request()
-        self.params = vllm.SamplingParams(temperature=temperature, top_p=top_p, max_tokens=max_new_tokens,
-                                          stop_token_ids=self._replies.stop_ids, logprobs=0, seed=seed, detokenize=False)
+        self._sampling = vllm.SamplingParams
+        self._params = dict(temperature=temperature, top_p=top_p, max_tokens=max_new_tokens,
+                            stop_token_ids=self._replies.stop_ids, logprobs=0, detokenize=False)
+        self.seed = seed
+        self._submitted = 0
+
+    def request_seed(self, n: int) -> int:
+        """The seed of this generator's n-th request. vLLM's `SamplingParams.seed` seeds each request's own
+        sampler, so one seed shared by every request would give identical prompts identical replies (evaluation's
+        k runs of a task, self-rewrite's discovery samples); each request gets its own, a function of the
+        generator's seed and the request's number, so a run is still reproducible. Distinct for the first 2**20
+        requests of a generator, and between generators whose seeds differ (`dispatch.complete` gives each chunk
+        `seed + start`)."""
+        return (self.seed * 2**20 + n) % 2**31
 
     def __enter__(self):
         return self
@@ -96,7 +108,9 @@ class VLLMGenerator:
 
     def submit(self, key, prompt_ids: list[int]) -> None:
         rid = self._replies.new(key)
-        self.engine.add_request(rid, {"prompt_token_ids": list(prompt_ids)}, self.params, lora_request=self.lora)
+        params = self._sampling(**self._params, seed=self.request_seed(self._submitted))
+        self._submitted += 1
+        self.engine.add_request(rid, {"prompt_token_ids": list(prompt_ids)}, params, lora_request=self.lora)
 
     def poll(self, timeout: float = 0.05):
         """One engine step; yield `(key, Generation)` for each reply it finished (vLLM steps synchronously,

@@ -1,0 +1,141 @@
+"""The kit's own generation engine as a separate process, in the kit's environment, for the CPU checks of the
+verl agent loop (`scale_up.agent_loop`): verl's environment pins another transformers than the kit's engine
+runs on, so the engine stays in its own process and the agent loop reaches it over HTTP through
+`scale_up.agent_loop.KitServerClient`, which has the `generate` of verl's `LLMServerClient`.
+
+    python -m scale_up.kit_server serve --model DIR --port-file F        # POST /generate, GET /health
+    python -m scale_up.kit_server episode --model DIR --task T --seed S --out F [RolloutConfig fields as JSON]
+
+`serve`: each request is {"prompt_ids": [...], "sampling_params": {...}} as verl's agent loop sends them
+(temperature, top_p, max_tokens, seed, stop_token_ids); the reply is verl's `TokenOutput` as JSON (token_ids,
+log_probs, stop_reason). Replies come from the kit's transformers engine (`policy.gen.dispatch.make_generator`),
+one request at a time. A sampled request gets a generator seeded with its own seed; greedy requests share one
+generator for the server's life, as the episodes of one `run_episodes` call share one.
+
+`episode`: the same episode through the kit's own rollout engine (`rsi_lite.rollout.engine.run_episodes`), its
+trajectory written as JSON: the reference the CPU test compares the agent loop's output with.
+
+On GPUs none of this runs: verl's vLLM servers serve the agent loop.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+
+
+def _policy(model: str):
+    from rsi_lite.policy.model import PolicyConfig, load_policy
+
+    return load_policy(PolicyConfig(model=model, quantization="full"))
+
+
+class Engine:
+    """The kit's generators behind one `generate(prompt_ids, sampling_params)` call."""
+
+    def __init__(self, policy, context_budget: int):
+        self.policy, self.context_budget = policy, context_budget
+        self._shared: dict = {}
+
+    def _generator(self, sp: dict):
+        from rsi_lite.policy.gen.dispatch import make_generator
+
+        return make_generator(self.policy, "transformers", max_new_tokens=int(sp["max_tokens"]),
+                              temperature=float(sp.get("temperature", 1.0)), top_p=float(sp.get("top_p", 1.0)),
+                              stop_ids=list(sp.get("stop_token_ids") or []) or None, seed=int(sp.get("seed") or 0),
+                              max_concurrent=1, context_budget=self.context_budget)
+
+    def generate(self, prompt_ids: list[int], sp: dict) -> dict:
+        greedy = float(sp.get("temperature", 1.0)) == 0.0
+        if greedy:
+            key = json.dumps({k: v for k, v in sorted(sp.items()) if k != "seed"})
+            if key not in self._shared:
+                self._shared[key] = self._generator(sp).__enter__()
+            return self._one(self._shared[key], prompt_ids)
+        with self._generator(sp) as gen:
+            return self._one(gen, prompt_ids)
+
+    @staticmethod
+    def _one(gen, prompt_ids: list[int]) -> dict:
+        gen.submit("r", list(prompt_ids))
+        while True:
+            for _, g in gen.poll(timeout=0.05):
+                return {"token_ids": list(g.token_ids), "log_probs": list(g.logprobs),
+                        "stop_reason": "completed", "extra_fields": {"finish_reason": g.finish_reason}}
+
+    def close(self) -> None:
+        for gen in self._shared.values():
+            gen.__exit__(None, None, None)
+
+
+def serve(args) -> None:
+    engine = Engine(_policy(args.model), args.context_budget)
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *a):  # quiet
+            pass
+
+        def _send(self, code: int, body: dict) -> None:
+            data = json.dumps(body).encode()
+            self.send_response(code)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self):
+            self._send(200 if self.path == "/health" else 404, {"ok": self.path == "/health"})
+
+        def do_POST(self):
+            if self.path != "/generate":
+                return self._send(404, {"error": self.path})
+            req = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            try:
+                self._send(200, engine.generate(req["prompt_ids"], req["sampling_params"]))
+            except Exception as e:  # the client raises it with the reason
+                self._send(500, {"error": f"{type(e).__name__}: {e}"})
+
+    httpd = HTTPServer(("127.0.0.1", args.port), Handler)
+    if args.port_file:
+        tmp = Path(args.port_file + ".tmp")
+        tmp.write_text(str(httpd.server_address[1]))
+        os.replace(tmp, args.port_file)
+    try:
+        httpd.serve_forever()
+    finally:
+        engine.close()
+
+
+def episode(args) -> None:
+    from rsi_lite.rollout.engine import RolloutConfig, run_episodes
+    from rsi_lite.tasks.task import load_task
+
+    cfg = RolloutConfig(**json.loads(args.rollout))
+    traj = run_episodes(_policy(args.model), [(load_task(args.task), args.seed)], cfg)[0]
+    Path(args.out).write_text(traj.to_json())
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(prog="python -m scale_up.kit_server")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("serve")
+    s.add_argument("--model", required=True)
+    s.add_argument("--port", type=int, default=0)
+    s.add_argument("--port-file", default="")
+    s.add_argument("--context-budget", type=int, default=2048)
+    e = sub.add_parser("episode")
+    e.add_argument("--model", required=True)
+    e.add_argument("--task", required=True)
+    e.add_argument("--seed", type=int, default=0)
+    e.add_argument("--out", required=True)
+    e.add_argument("--rollout", default="{}", help="RolloutConfig fields as a JSON object")
+    args = p.parse_args(argv)
+    {"serve": serve, "episode": episode}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,115 @@
+"""The paper's settings as a verl config (scale_up/configs/rsi_27b.yaml): composed by Hydra over verl's own
+ppo_trainer.yaml, checked by verl's own config checks, and its loss settings computed by verl's own loss
+functions against the kit's `rsi_lite.algos.ppo`.
+
+Run (verl's environment, `make verl-env`):
+    .venv-verl/bin/python -m pytest -q tests/scale_up/test_config.py
+"""
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("verl")
+
+import torch  # noqa: E402
+
+CONFIGS = Path(__file__).resolve().parents[2] / "scale_up" / "configs"
+
+
+@pytest.fixture(scope="module")
+def cfg(target_model_dir):
+    from hydra import compose, initialize_config_dir
+
+    with initialize_config_dir(config_dir=str(CONFIGS), version_base=None):
+        return compose(config_name="rsi_27b", overrides=[f"actor_rollout_ref.model.path={target_model_dir}"])
+
+
+def test_verls_own_checks_pass(cfg):
+    from omegaconf import OmegaConf
+    from verl.trainer.config import AlgoConfig
+    from verl.trainer.ppo.utils import need_critic, need_reference_policy
+    from verl.utils.config import omega_conf_to_dataclass, validate_config
+
+    assert need_critic(cfg)  # critic.enable: the estimator is not "gae"
+    assert not need_reference_policy(cfg)  # no KL anywhere, so no reference model is built
+    # every check of verl's validate_config; its last one (a LoRA rank vLLM accepts) imports vLLM, which is
+    # CUDA-only, and runs only when the rollout is named vllm: named otherwise here, that one is left out
+    checked = OmegaConf.merge(cfg, {"actor_rollout_ref": {"rollout": {"name": "sglang"}}})
+    validate_config(checked, use_reference_policy=need_reference_policy(cfg), use_critic=need_critic(cfg))
+    assert cfg.actor_rollout_ref.model.lora_rank in (8, 16, 32, 64, 128, 256)  # vLLM's MaxLoRARanks
+    algo = omega_conf_to_dataclass(cfg.algorithm, dataclass_type=AlgoConfig)
+    assert algo.adv_estimator == "tb_gae" and algo.rollout_correction.rollout_is == "token"
+    rollout = cfg.actor_rollout_ref.rollout
+    assert rollout.prompt_length + rollout.response_length == 262144 == rollout.max_model_len
+
+
+def test_the_papers_settings(cfg):
+    a = cfg.actor_rollout_ref.actor
+    assert (1 - a.clip_ratio_low, 1 + a.clip_ratio_high) == pytest.approx((0.7, 6.0))
+    assert a.entropy_coeff == 0 and not a.use_kl_loss and not cfg.algorithm.use_kl_in_reward
+    assert a.loss_agg_mode == "token-mean" and a.use_dynamic_bsz and a.ulysses_sequence_parallel_size > 1
+    assert cfg.critic.use_dynamic_bsz and cfg.critic.ulysses_sequence_parallel_size > 1
+    assert cfg.algorithm.rollout_correction.rollout_is_threshold == 2.0
+    # four critic-only steps: verl's first step is step 1 and the actor updates once critic_warmup <= step
+    assert [s for s in range(1, 10) if not cfg.trainer.critic_warmup <= s] == [1, 2, 3, 4]
+    assert cfg.critic.model.lora_rank == 0
+    assert cfg.critic.optim.lr == 1.5e-5
+    # a LoRA actor at about ten times the paper's full-weight 5e-7
+    assert cfg.actor_rollout_ref.model.lora_rank > 0 and cfg.actor_rollout_ref.actor.optim.lr == pytest.approx(5e-6)
+
+
+def test_the_trainer_and_the_hook_resolve(cfg):
+    from verl.trainer.ppo.v1 import get_trainer_cls
+    from verl.utils.import_utils import load_class_from_fqn
+
+    hook = cfg.ray_kwargs.ray_init.runtime_env.worker_process_setup_hook
+    install = load_class_from_fqn(hook, "setup hook") if "." in hook else None
+    assert callable(install)
+    trainer = install()
+    assert get_trainer_cls(cfg.trainer.v1.trainer_mode) is trainer
+
+
+def _loss_inputs():
+    g = torch.Generator().manual_seed(1)
+    old = -torch.rand(3, 9, generator=g) * 3
+    # ratios from 0.05 to 20: far outside 0.7 / 6.0 both ways
+    new = old + torch.linspace(-3.0, 3.0, 27).reshape(3, 9)
+    adv = torch.randn(3, 9, generator=g)
+    mask = torch.ones(3, 9)
+    mask[0, 6:] = 0
+    mask[2, :2] = 0
+    return old, new, adv, mask
+
+
+def test_verls_policy_loss_with_these_settings_is_the_kits(cfg):
+    """Dual clip out of reach: negative-advantage tokens with ratio > 6 are not capped, as in the kit."""
+    from omegaconf import OmegaConf
+    from verl.trainer.ppo.core_algos import compute_policy_loss_vanilla
+    from verl.utils.config import omega_conf_to_dataclass
+
+    from rsi_lite.algos.ppo import policy_loss
+
+    actor = omega_conf_to_dataclass(cfg.actor_rollout_ref.actor)
+    old, new, adv, mask = _loss_inputs()
+    assert ((new - old).exp() > 3.0)[adv < 0].any()  # where verl's default dual clip (3.0) would cap
+    verl_loss, _ = compute_policy_loss_vanilla(old, new, adv, mask, "token-mean", actor)
+    kit_loss, _ = policy_loss(new, old, adv, mask, ratio_low=0.7, ratio_high=6.0)
+    assert float(verl_loss) == pytest.approx(float(kit_loss), rel=1e-6)
+    # and verl's defaults are not the kit's objective: the test can tell them apart
+    default = omega_conf_to_dataclass(OmegaConf.merge(cfg.actor_rollout_ref.actor, {"clip_ratio_c": 3.0}))
+    capped, _ = compute_policy_loss_vanilla(old, new, adv, mask, "token-mean", default)
+    assert float(capped) != pytest.approx(float(kit_loss), rel=1e-3)
+
+
+def test_verls_value_loss_with_these_settings_is_the_kits(cfg):
+    from verl.trainer.ppo.core_algos import compute_value_loss
+
+    from rsi_lite.algos.ppo import value_loss
+
+    old, new, ret, mask = _loss_inputs()
+    vpreds, values = new * 2, old  # predictions far from the old values: a clip of 0.5 would bite
+    got, _ = compute_value_loss(vpreds, ret, values, mask, cfg.critic.cliprange_value, "token-mean")
+    assert float(got) == pytest.approx(float(value_loss(vpreds, ret, mask)), rel=1e-6)
+    clipped, _ = compute_value_loss(vpreds, ret, values, mask, 0.5, "token-mean")  # verl's default clip
+    assert float(clipped) != pytest.approx(float(got), rel=1e-3)
