@@ -25,8 +25,8 @@ sharing DIR/eval-base/ since Base does not depend on the training seed):
     selection.json      per phase: the candidates' val figures, which was retained and why
     cost.json           per stage: generated tokens, sandbox seconds, wall seconds (the time the process ran:
                         `paused_s`, the time it stood stopped, is beside it), CPU seconds (`cpu_s`: the process's
-                        threads and its sandboxes'; `cpu_share`: their sum over the wall, 2.0 = two cores busy
-                        throughout), peak memory, and where the wall went (`breakdown`: model loading, generation,
+                        threads, its waited-for children, the machine's; `cpu_share`: the machine's over the wall,
+                        2.0 = two cores busy throughout; `loop.phases.cpu_seconds`), peak memory, and where the wall went (`breakdown`: model loading, generation,
                         idle slots, updates; see `timing`)
     report.json .md .html   written by `rsi-lite report DIR` (and at the end of the run)
     DONE
@@ -46,6 +46,7 @@ removed until the branch has finished.
 from __future__ import annotations
 
 import gc
+import os
 import resource
 import time
 from pathlib import Path
@@ -89,10 +90,19 @@ def _reset_peak_rss() -> bool:
 
 
 def cpu_seconds() -> dict:
-    """CPU seconds (user + system) so far: this process's threads, and its children's (the sandboxes, their commands
-    and verifiers: counted once a sandbox has ended and been waited for, which every stage does before it ends)."""
+    """CPU seconds (user + system) so far: this process's threads (`process`), its waited-for children's
+    (`children`: a sandbox's processes count only where its own init waited for them, so most of a sandbox's
+    commands and verifiers do not), and the whole machine's busy time (`machine`, from /proc/stat: on an otherwise
+    idle machine, what the stage and its sandboxes used; absent where /proc/stat is not)."""
     own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return {"process": own.ru_utime + own.ru_stime, "children": kids.ru_utime + kids.ru_stime}
+    out = {"process": own.ru_utime + own.ru_stime, "children": kids.ru_utime + kids.ru_stime}
+    try:
+        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+        user, nice, system, _idle, _iowait, irq, softirq, steal = fields
+        out["machine"] = (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError):
+        pass
+    return out
 
 
 def _peak_rss_mb() -> float:
@@ -200,7 +210,8 @@ class Loop:
                 self.cost[name]["breakdown"] = CLOCK.snapshot(wall)
                 cpu = {k: v - c0[k] for k, v in cpu_seconds().items()}
                 self.cost[name]["cpu_s"] = {k: round(v, 1) for k, v in cpu.items()}
-                self.cost[name]["cpu_share"] = round(sum(cpu.values()) / wall, 2) if wall > 0 else None
+                busy = cpu.get("machine", cpu["process"] + cpu["children"])
+                self.cost[name]["cpu_share"] = round(busy / wall, 2) if wall > 0 else None
             if resumed:
                 self.cost[name]["note"] = "resumed: wall time and peak memory of the attempt that finished it"
             write_json_atomic(self.dir / "cost.json", self.cost)

@@ -302,11 +302,11 @@ def markdown(rep: dict) -> str:
     flat = {f"seed {s}: {k}": v for s, c in cost.items() for k, v in c.items()} if len(rep["seeds"]) > 1 else cost
     if flat:
         out += ["## Cost per stage", "", "| stage | episodes | generated tokens | sandbox s | wall s | paused s | "
-                "CPU s (process + sandboxes) | cores busy | peak RSS of the process, MB |",
+                "CPU s (process / machine) | cores busy | peak RSS of the process, MB |",
                 "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for name, c in flat.items():
             cpu = c.get("cpu_s")
-            cpu_cell = f"{cpu['process']} + {cpu['children']}" if cpu else "-"
+            cpu_cell = f"{cpu['process']} / {cpu.get('machine', '-')}" if cpu else "-"
             out.append(f"| {name} | {c['episodes']} | {c['generated_tokens']} | {c['sandbox_s']} | "
                        f"{c['wall_s'] if c['wall_s'] is not None else '-'} | "
                        f"{c['paused_s'] if c.get('paused_s') is not None else '-'} | {cpu_cell} | "
@@ -314,8 +314,8 @@ def markdown(rep: dict) -> str:
         walls = [c["wall_s"] for c in flat.values() if c["wall_s"]]
         paused = sum(c.get("paused_s") or 0 for c in flat.values())
         old = any(c["wall_s"] is not None and c.get("paused_s") is None for c in flat.values())
-        cpus = [sum(c["cpu_s"].values()) for c in flat.values() if c.get("cpu_s") and c["wall_s"]]
-        busy = (f" CPU over the stages that recorded it: {100 * sum(cpus) / sum(c['wall_s'] for c in flat.values() if c.get('cpu_s') and c['wall_s']):.0f}% "
+        cpus = [c["cpu_share"] * c["wall_s"] for c in flat.values() if c.get("cpu_share") and c["wall_s"]]
+        busy = (f" CPU over the stages that recorded it: {100 * sum(cpus) / sum(c['wall_s'] for c in flat.values() if c.get('cpu_share') and c['wall_s']):.0f}% "
                 "of their wall (200% = both cores of a 2-core machine busy throughout)." if cpus else "")
         out += ["", f"Total wall time of the stages: {sum(walls) / 60:.1f} min"
                 + (f" (the process also stood stopped {paused / 60:.1f} min, not counted)." if paused else ".") + busy
