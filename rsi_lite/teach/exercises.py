@@ -125,3 +125,27 @@ def check_clipped_loss(fn, trials: int = 20, seed: int = 0) -> tuple[bool, str]:
             return False, (f"case {i}: clip [{low}, {high}]\n  expected {float(want):.6f}\n  got      {got:.6f}"
                            " (the minimum of the clipped and unclipped terms, negated, mean over mask-1 tokens)")
     return True, f"correct on {trials} random sequences"
+
+
+def check_verdict(fn, trials: int = 40, seed: int = 0) -> tuple[bool, str]:
+    """`fn(ctrf_json, reward_txt) -> (S, P)`: strict success and passed checks from a verifier's two files, as the
+    kit reads them (`verify.build_report`): P counts the tests whose status is `passed` (not skipped ones); S is 1
+    only when the reward file says 1, no test failed and at least one passed; a report and a reward file that
+    disagree are no success."""
+    from ..verify.verifier import build_report
+
+    rng = random.Random(seed)
+    for i in range(trials):
+        ctrf, reward_txt = random_ctrf(rng)
+        if rng.random() < 0.25:  # a reward file that disagrees with the report
+            reward_txt = "1" if reward_txt == "0" else "0"
+        report = build_report(ctrf.encode(), reward_txt.encode())
+        want = (report.strict, report.passed)
+        try:
+            got = tuple(int(x) for x in fn(ctrf, reward_txt))
+        except Exception as e:  # noqa: BLE001 - the learner's code may raise anything
+            return False, f"not yet: {type(e).__name__}: {e}"
+        if got != want:
+            return False, (f"case {i}: reward.txt={reward_txt}\n  {ctrf}\n  expected (S, P) = {want}"
+                           f" ({report.reason or 'a consistent report'})\n  got {got}")
+    return True, f"correct on {trials} random reports"

@@ -1,7 +1,7 @@
-"""A real browser drives the notebooks' explorers (FDR vs SPR in 03, GAE vs TB-GAE in 04): JupyterLab headless
-on loopback, Debian's Chromium through Playwright, the notebook run, a slider moved, the plotted values read
-back, and a screenshot of each widget before and after (under $RSI_LITE_SCREENSHOTS when set: the docs show
-them).  Run: pytest tests/teach/test_browser.py
+"""A real browser drives every explorer of the notebooks (FDR vs SPR in 03; GAE vs TB-GAE and the per-turn
+rewards in 04): JupyterLab headless on loopback, Debian's Chromium through Playwright, the notebook run, a slider
+of each widget moved, the plotted values read back, and a screenshot of each widget before and after (under
+$RSI_LITE_SCREENSHOTS when set: the docs show them, docs/img/).  Run: pytest tests/teach/test_browser.py
 
 Needs /usr/bin/chromium (`apt-get install chromium`; never `playwright install`) and the playwright package.
 """
@@ -21,10 +21,15 @@ import pytest
 from ..conftest import REPO
 
 CHROMIUM = "/usr/bin/chromium"
-WIDGETS = {  # notebook: (which slider, key, presses, which trace, how its values must move)
-    "03_reward_shaping.ipynb": (0, "ArrowRight", 6, 0, "fdr"),     # D_f 12 -> 18: FDR pays every failure less
-    "04_tb_gae.ipynb": (0, "ArrowLeft", 10, 1, "gae"),             # gamma .95 -> .85: token-level GAE decays more
+WIDGETS = {  # notebook: [(screenshot name, which plot, which slider, key, presses, which trace, how it must move)]
+    "03_reward_shaping.ipynb": [("03_reward_shaping", 0, 0, "ArrowRight", 6, 0, "fdr")],  # D_f 5 -> 11: FDR pays less
+    "04_tb_gae.ipynb": [
+        ("04_tb_gae", 0, 0, "ArrowLeft", 10, 1, "gae"),  # gamma per token .95 -> .85: token-level GAE decays more
+        ("04_tb_gae-turns", 1, 5, "ArrowLeft", 10, 0, "turns"),  # lambda per turn .95 -> .45: less blame flows back
+    ],
 }
+"""Sliders are counted over the page (the 04 GAE explorer has five, so the per-turn explorer's first is the sixth),
+plots over the notebook's plotly outputs, in order."""
 
 
 def _free_port() -> int:
@@ -67,11 +72,12 @@ def lab(tmp_path, request):
         proc.kill()
 
 
-PLOT = "document.querySelector('.jp-OutputArea .js-plotly-plot')"
+PLOTS = "document.querySelectorAll('.jp-OutputArea .js-plotly-plot')"
 
 
-def _plot_values(page, trace: int) -> list:
-    return page.evaluate(f"(i) => {{ const p = {PLOT}; return p && p.data && p.data[i] ? p.data[i].y : null; }}", trace)
+def _plot_values(page, plot: int, trace: int) -> list:
+    return page.evaluate(f"([n, i]) => {{ const p = {PLOTS}[n]; return p && p.data && p.data[i] ? p.data[i].y : null; }}",
+                         [plot, trace])
 
 
 def test_moving_a_slider_changes_the_plotted_values(lab):
@@ -84,24 +90,26 @@ def test_moving_a_slider_changes_the_plotted_values(lab):
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"], headless=True)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         try:
-            before, after = _drive(page, base, token, notebook, shots)
+            moved = _drive(page, base, token, notebook, shots)
         except Exception:
             page.screenshot(path=str(tmp / "failure.png"), full_page=True)
             print(f"screenshot: {tmp / 'failure.png'}; JupyterLab log tail:\n{(tmp / 'lab.log').read_text()[-3000:]}")
             raise
         finally:
             browser.close()
-    assert before and after and len(before) == len(after)
-    if WIDGETS[notebook][4] == "fdr":  # FDR = P / D_f: a larger divisor pays every failure less
-        assert after[-1] < before[-1] and after[0] == before[0] == 0
-    else:  # token-level GAE at a lower gamma: the first action token's advantage falls, the last one's stays 1
-        assert after[0] < before[0] and after[-1] == pytest.approx(before[-1])
-    for when in ("before", "after"):
-        assert (shots / f"{Path(notebook).stem}-{when}.png").stat().st_size > 10_000
+    for (name, *_, how), (before, after) in zip(WIDGETS[notebook], moved):
+        assert before and after and len(before) == len(after), name
+        if how == "fdr":  # FDR = P / D_f: a larger divisor pays every failure less
+            assert after[-1] < before[-1] and after[0] == before[0] == 0
+        elif how == "gae":  # token-level GAE at a lower gamma: the first action token's advantage falls, the last stays
+            assert after[0] < before[0] and after[-1] == pytest.approx(before[-1])
+        else:  # the final reward, critic 0.5: turn 1's share of turn 3's blame is lambda^2, turn 3's own stays -0.5
+            assert after[0] > before[0] and after[-1] == pytest.approx(before[-1]) == pytest.approx(-0.5)
+        for when in ("before", "after"):
+            assert (shots / f"{name}-{when}.png").stat().st_size > 10_000
 
 
-def _drive(page, base: str, token: str, notebook: str, shots: Path):
-    slider, key, presses, trace, _ = WIDGETS[notebook]
+def _drive(page, base: str, token: str, notebook: str, shots: Path) -> list:
     page.goto(f"{base}/lab/tree/{notebook}?token={token}")
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=180_000)
     try:  # a fresh JupyterLab may ask which kernel to start: the notebook's own (Python 3)
@@ -112,23 +120,28 @@ def _drive(page, base: str, token: str, notebook: str, shots: Path):
     page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=300_000)
     page.get_by_role("menuitem", name="Run", exact=True).click()
     page.get_by_text("Run All Cells", exact=True).click()
-    page.wait_for_function(f"() => {{ const p = {PLOT}; return p && p.data && p.data.length > 0; }}", timeout=600_000)
+    last_plot = max(spec[1] for spec in WIDGETS[notebook])
+    page.wait_for_function(f"(n) => {{ const p = {PLOTS}[n]; return p && p.data && p.data.length > 0; }}",
+                           arg=last_plot, timeout=600_000)
     # the widget redraws in the kernel: wait until the cells after it (a few episodes in 03) have run, or a slider
     # move queues behind them (a loaded machine's CI run timed out so, the slider at 18 and the plot at 12)
     page.wait_for_function("() => ![...document.querySelectorAll('.jp-InputPrompt')].some(e => e.textContent.includes('*'))"
                            " && document.querySelector(\".jp-Notebook-ExecutionIndicator[data-status='idle']\")",
                            timeout=900_000)
-    widget = page.locator(".jp-OutputArea-output:has(.js-plotly-plot)").first
-    widget.scroll_into_view_if_needed()
-    before = _plot_values(page, trace)
-    widget.screenshot(path=str(shots / f"{Path(notebook).stem}-before.png"))
-    handle = page.locator(".widget-slider .noUi-handle").nth(slider)
-    handle.click()
-    for _ in range(presses):
-        handle.press(key)
-    page.wait_for_function(
-        f"([b, i]) => {{ const p = {PLOT}; return p && p.data && JSON.stringify(p.data[i].y) !== JSON.stringify(b); }}",
-        arg=[before, trace], timeout=120_000)
-    page.wait_for_timeout(500)  # the redraw settles before the picture
-    widget.screenshot(path=str(shots / f"{Path(notebook).stem}-after.png"))
-    return before, _plot_values(page, trace)
+    moved = []
+    for name, plot, slider, key, presses, trace, _ in WIDGETS[notebook]:
+        widget = page.locator(".jp-OutputArea-output:has(.js-plotly-plot)").nth(plot)
+        widget.scroll_into_view_if_needed()
+        before = _plot_values(page, plot, trace)
+        widget.screenshot(path=str(shots / f"{name}-before.png"))
+        handle = page.locator(".widget-slider .noUi-handle").nth(slider)
+        handle.click()
+        for _ in range(presses):
+            handle.press(key)
+        page.wait_for_function(
+            f"([b, n, i]) => {{ const p = {PLOTS}[n]; return p && p.data && JSON.stringify(p.data[i].y) !== JSON.stringify(b); }}",
+            arg=[before, plot, trace], timeout=120_000)
+        page.wait_for_timeout(500)  # the redraw settles before the picture
+        widget.screenshot(path=str(shots / f"{name}-after.png"))
+        moved.append((before, _plot_values(page, plot, trace)))
+    return moved

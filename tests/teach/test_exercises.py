@@ -7,7 +7,7 @@ import math
 
 import torch
 
-from rsi_lite.teach.exercises import check_clipped_loss, check_masked_nll, check_rewards
+from rsi_lite.teach.exercises import check_clipped_loss, check_masked_nll, check_rewards, check_verdict
 
 
 def stub(*args):
@@ -86,3 +86,24 @@ def test_the_clipped_loss_checker():
     assert check_clipped_loss(clipped_solution) == (True, "correct on 20 random sequences")
     assert check_clipped_loss(stub)[0] is False
     assert not check_clipped_loss(clipped_symmetric)[0]
+
+
+# 00 · S and P from the verifier's files
+
+def verdict_solution(ctrf_json, reward_txt):
+    tests = json.loads(ctrf_json)["results"]["tests"]
+    passed = sum(t["status"] == "passed" for t in tests)
+    failed = sum(t["status"] == "failed" for t in tests)
+    return int(reward_txt.strip() == "1" and failed == 0 and passed > 0), passed
+
+
+def verdict_trusting_the_reward_file(ctrf_json, reward_txt):
+    _, passed = verdict_solution(ctrf_json, reward_txt)
+    return int(reward_txt.strip() == "1"), passed  # a reward file that says pass while a test failed is no success
+
+
+def test_the_verdict_checker():
+    assert check_verdict(verdict_solution) == (True, "correct on 40 random reports")
+    assert check_verdict(stub)[0] is False
+    ok, msg = check_verdict(verdict_trusting_the_reward_file)
+    assert not ok and "reward file says pass" in msg

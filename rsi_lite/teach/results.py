@@ -1,0 +1,141 @@
+"""Small derived summaries of a run of the five-phase loop, for the notebooks and the docs to plot without
+hours of compute: `docs/results/` (tens of KB, never a run directory).
+
+    python -m rsi_lite.teach.results runs/cpu [--also runs/cpu-seed1] [--out docs/results]
+
+Reads the run through `rsi_lite.report.write.build` (the report's own reader, so the summaries and
+`rsi-lite report` agree) and writes:
+
+    stages.csv             seed, stage, kind (stage | control), retained, suite, success, runs, process_reward
+    ppo_curves.csv         seed, stage, step, phase and the report's per-step PPO metrics (`CURVE_KEYS`)
+    critic_ev.csv          seed, step, inherited, reset: RPR-2's explained variance before each update with the
+                           critic it inherited, and with a fresh one (the `--critic reset` control)
+    direct_ppo_probes.csv  seed, before_step, episodes, successes, pool_success, tasks, tasks_solved, tasks_learnable:
+                           the pool probes of PPO straight from Base (the `--control direct-ppo` branch)
+    funnel.json            the self-rewrite funnel per seed and cycle
+    MANIFEST.json          the command, the commit, the run, when, and each file's size
+
+A file whose source is absent from the run (no controls run, say) is not written, and MANIFEST.json says so.
+Numbers are copied from the run's files as they are: nothing is rounded, smoothed or filled in.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ..paths import REPO
+from ..report.write import CURVE_KEYS, build
+
+DIRECT_PPO = "control-direct-ppo"
+RESET = "rpr-2-critic-reset"
+PROBE_KEYS = ("before_step", "episodes", "pool_success", "tasks", "tasks_solved", "tasks_learnable")
+
+
+def _csv(header: list[str], rows: list[list]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(header)
+    w.writerows(["" if v is None else v for v in r] for r in rows)
+    return buf.getvalue()
+
+
+def stages_csv(rep: dict) -> str:
+    rows = []
+    seed = ";".join(map(str, rep["seeds"]))
+    for kind, items in (("stage", rep["stages"]), ("control", list(rep["controls"].values()))):
+        for r in items:
+            retained = r.get("retained")
+            for suite, s in r["suites"].items():
+                rows.append([seed, r["stage"], kind, "" if retained is None else retained, suite, s["success"],
+                             ";".join(str(x) for x in s.get("runs", [])), s.get("process_reward")])
+    return _csv(["seeds", "stage", "kind", "retained", "suite", "success", "runs", "process_reward"], rows)
+
+
+def curves_csv(rep: dict) -> str | None:
+    rows = []
+    for seed, stages in rep["curves"].items():
+        for stage, c in stages.items():
+            for i in range(len(c["step"])):
+                rows.append([seed, stage] + [c[k][i] for k in CURVE_KEYS])
+    return _csv(["seed", "stage", *CURVE_KEYS], rows) if rows else None
+
+
+def critic_ev_csv(rep: dict) -> str | None:
+    rows = []
+    for seed, stages in rep["curves"].items():
+        if "rpr-2" not in stages or RESET not in stages:
+            continue
+        ev = {name: dict(zip(stages[name]["step"], stages[name]["losses/explained_variance_before"]))
+              for name in ("rpr-2", RESET)}
+        for step in sorted(set(ev["rpr-2"]) | set(ev[RESET])):
+            rows.append([seed, step, ev["rpr-2"].get(step), ev[RESET].get(step)])
+    return _csv(["seed", "step", "inherited", "reset"], rows) if rows else None
+
+
+def direct_ppo_csv(rep: dict) -> str | None:
+    rows = []
+    for seed, stages in rep["curves"].items():
+        for p in stages.get(DIRECT_PPO, {}).get("probes", []):
+            successes = round(p["pool_success"] * p["episodes"]) if "pool_success" in p and "episodes" in p else None
+            rows.append([seed, p.get("before_step"), p.get("episodes"), successes] +
+                        [p.get(k) for k in PROBE_KEYS[2:]])
+    return _csv(["seed", "before_step", "episodes", "successes", *PROBE_KEYS[2:]], rows) if rows else None
+
+
+def derive(run: Path, also=()) -> dict[str, str | None]:
+    """Every summary's text by file name (None: its source is not in the run)."""
+    rep = build(Path(run), also)
+    funnel = {str(s): f for s, f in rep["funnel"].items() if f}
+    return {"stages.csv": stages_csv(rep), "ppo_curves.csv": curves_csv(rep), "critic_ev.csv": critic_ev_csv(rep),
+            "direct_ppo_probes.csv": direct_ppo_csv(rep),
+            "funnel.json": json.dumps(funnel, indent=1, sort_keys=True) + "\n" if funnel else None}
+
+
+def commit() -> str:
+    try:
+        out = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10)
+        return out.stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def write(run: Path, out: Path, also=(), command: str | None = None) -> dict:
+    """Write the summaries of `run` into `out` and return the manifest."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    texts = derive(run, also)
+    files, missing = {}, []
+    for name, text in texts.items():
+        if text is None:
+            missing.append(name)
+            (out / name).unlink(missing_ok=True)  # a stale file from another run must not pass for this one's
+            continue
+        (out / name).write_text(text)
+        files[name] = len(text.encode())
+    manifest = {"command": command or "python -m rsi_lite.teach.results " + " ".join(map(str, [run, *also])),
+                "commit": commit(), "run": str(run), "also": [str(a) for a in also],
+                "made": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "files": files,
+                "not_in_this_run": missing}
+    (out / "MANIFEST.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    return manifest
+
+
+def main(argv: list[str] | None = None) -> dict:
+    p = argparse.ArgumentParser(description="docs/results/: small summaries of a run of the five-phase loop")
+    p.add_argument("run", help="a run directory of `rsi-lite run` (runs/<profile>)")
+    p.add_argument("--also", nargs="*", default=[], help="further runs of the same profile (other seeds)")
+    p.add_argument("--out", default=str(REPO / "docs" / "results"))
+    args = p.parse_args(argv)
+    command = "python -m rsi_lite.teach.results " + " ".join(argv if argv is not None else sys.argv[1:])
+    return write(Path(args.run), Path(args.out), args.also, command)
+
+
+if __name__ == "__main__":
+    print(json.dumps(main(), indent=1))

@@ -1,0 +1,76 @@
+"""docs/results/ from a run directory (`rsi_lite.teach.results`), on a synthetic run: the loop's real protocol with
+recorded stages (`fake_stages`), then known per-step metrics and probes written into it; every summary must carry
+those numbers, and a summary whose source the run lacks is not written (a stale one is removed).
+Run: pytest tests/teach/test_results.py
+"""
+
+import csv
+import json
+
+from rsi_lite.loop.phases import start
+from rsi_lite.teach.results import main, write
+
+INHERITED = [0.55, 0.61, 0.55]
+RESET = [-0.0, 0.11, 0.25]
+
+
+def steps(d, ev, success):
+    d.joinpath("metrics.jsonl").write_text("".join(
+        json.dumps({"step": k, "phase": "joint" if k > 1 else "warmup", "losses/explained_variance_before": e,
+                    "success/mean": success, "ratio/min": 0.9, "ratio/max": 1.2}) + "\n" for k, e in enumerate(ev)))
+
+
+def probe(d, k, before, episodes, solved):
+    p = d / f"probe-{k:03d}"
+    p.mkdir(parents=True)
+    p.joinpath("metrics.json").write_text(json.dumps({"before_step": before, "episodes": episodes,
+                                                      "pool_success": solved / episodes, "tasks": 48,
+                                                      "tasks_solved": 0, "tasks_learnable": 0, "by_task": {}}))
+    p.joinpath("DONE").write_text("")
+
+
+def rows(path):
+    return list(csv.DictReader(path.open()))
+
+
+def test_the_summaries_carry_the_runs_numbers(tmp_path, fake_stages):
+    run = tmp_path / "r"
+    start(run, "tiny", controls=("direct-ppo", "critic-reset"), log=lambda *_: None)
+    steps(run / "rpr-2", INHERITED, 0.6)
+    steps(run / "rpr-2-critic-reset", RESET, 0.4)
+    steps(run / "control-direct-ppo", [-0.9, 0.1], 0.0)
+    for k, before in enumerate((0, 8, 14)):
+        probe(run / "control-direct-ppo", k, before, 96, 0)
+    out = tmp_path / "results"
+    manifest = main([str(run), "--out", str(out)])
+
+    ev = rows(out / "critic_ev.csv")
+    assert [float(r["inherited"]) for r in ev] == INHERITED and [float(r["reset"]) for r in ev] == RESET
+    assert [int(r["step"]) for r in ev] == [0, 1, 2]
+    probes = rows(out / "direct_ppo_probes.csv")
+    assert [(int(p["before_step"]), int(p["successes"]), int(p["episodes"])) for p in probes] == \
+        [(0, 0, 96), (8, 0, 96), (14, 0, 96)]
+    st = rows(out / "stages.csv")
+    assert [r["stage"] for r in st if r["suite"] == "core"] == ["Base", "RSR-1", "RPR-1", "RSR-2", "RPR-2",
+                                                               "Direct PPO", "RPR-2, critic reset"]
+    assert {r["kind"] for r in st if r["stage"] == "Direct PPO"} == {"control"}
+    curves = rows(out / "ppo_curves.csv")
+    direct = [c for c in curves if c["stage"] == "control-direct-ppo"]
+    assert [float(c["success/mean"]) for c in direct] == [0.0, 0.0]
+    funnel = json.loads((out / "funnel.json").read_text())
+    assert funnel["0"]["RSR-1"]["discovery_successes"] == 1 and funnel["0"]["RSR-2"]["discovery_successes"] == 2
+    assert manifest["not_in_this_run"] == [] and set(manifest["files"]) == {
+        "stages.csv", "ppo_curves.csv", "critic_ev.csv", "direct_ppo_probes.csv", "funnel.json"}
+    assert json.loads((out / "MANIFEST.json").read_text())["command"].startswith("python -m rsi_lite.teach.results")
+    assert sum(manifest["files"].values()) < 100_000
+
+
+def test_a_run_without_controls_writes_no_control_summaries_and_removes_stale_ones(tmp_path, fake_stages):
+    run = tmp_path / "r"
+    start(run, "tiny", log=lambda *_: None)
+    out = tmp_path / "results"
+    out.mkdir()
+    (out / "critic_ev.csv").write_text("seed,step,inherited,reset\n0,0,0.9,0.9\n")  # another run's
+    manifest = write(run, out)
+    assert set(manifest["not_in_this_run"]) == {"critic_ev.csv", "direct_ppo_probes.csv"}
+    assert not (out / "critic_ev.csv").exists() and (out / "stages.csv").is_file()
