@@ -211,7 +211,8 @@ def test_killed_mid_stage_and_resumed(tmp_path, bwrap_ok, small_random_model):
     assert cost["RPR-2"]["breakdown"]["train/ppo"] > 0
     cpu = cost["RSR-2"]["cpu_s"]  # CPU seconds beside the wall: the process's, its children's, the machine's
     assert cpu["process"] > 0 and cpu["machine"] >= cpu["process"] * 0.9
-    assert cost["RSR-2"]["cpu_share"] == pytest.approx(cpu["machine"] / cost["RSR-2"]["wall_s"], abs=0.02)
+    # the machine's seconds over the wall (both stored rounded to 0.1 s, hence the tolerance on a short test stage)
+    assert cost["RSR-2"]["cpu_share"] == pytest.approx(cpu["machine"] / cost["RSR-2"]["wall_s"], rel=0.1)
     rep = write_report(out)
     assert "Where the wall went" in (out / "report.md").read_text()
     assert "of their wall (200% = both cores" in (out / "report.md").read_text()
