@@ -314,9 +314,9 @@ def markdown(rep: dict) -> str:
         walls = [c["wall_s"] for c in flat.values() if c["wall_s"]]
         paused = sum(c.get("paused_s") or 0 for c in flat.values())
         old = any(c["wall_s"] is not None and c.get("paused_s") is None for c in flat.values())
-        cpus = [c["cpu_share"] * c["wall_s"] for c in flat.values() if c.get("cpu_share") and c["wall_s"]]
-        busy = (f" CPU over the stages that recorded it: {100 * sum(cpus) / sum(c['wall_s'] for c in flat.values() if c.get('cpu_share') and c['wall_s']):.0f}% "
-                "of their wall (200% = both cores of a 2-core machine busy throughout)." if cpus else "")
+        timed = [(c["cpu_share"] * c["wall_s"], c["wall_s"]) for c in flat.values() if c.get("cpu_share") and c["wall_s"]]
+        busy = (f" CPU over the stages that recorded it: {100 * sum(u for u, _ in timed) / sum(w for _, w in timed):.0f}% "
+                "of their wall (200% = both cores of a 2-core machine busy throughout)." if timed else "")
         out += ["", f"Total wall time of the stages: {sum(walls) / 60:.1f} min"
                 + (f" (the process also stood stopped {paused / 60:.1f} min, not counted)." if paused else ".") + busy
                 + (" A '-' under paused: recorded before pauses were measured, so that wall includes any." if old

@@ -9,7 +9,8 @@ import pytest
 import torch
 
 from rsi_lite.policy.gen.dispatch import make_generator, resolve_backend
-from rsi_lite.policy.gen.native_engine import NativeGenerator, sample_rows, shared_prefix, supports
+from rsi_lite.policy.gen.native_engine import NativeGenerator, sample_rows, supports
+from rsi_lite.policy.gen.types import common_prefix
 from rsi_lite.policy.model import PolicyConfig, load_policy
 
 
@@ -89,7 +90,7 @@ def test_a_later_turn_computes_only_the_tokens_after_what_its_slot_holds(policy)
 def test_a_new_episode_starts_from_the_longest_prefix_any_slot_holds(policy):
     tok = policy.tokenizer
     a, b = _chat(tok, "Show the date."), _chat(tok, "Show the kernel version.")
-    shared = shared_prefix(a, b)
+    shared = len(common_prefix([a, b]))
     assert 10 < shared < min(len(a), len(b))  # the system prompt and the chat scaffolding
     with _native(policy) as gen:
         _drain(gen, {"a": a})

@@ -39,7 +39,7 @@ import threading
 import time
 
 from .ct2_weights import _ct2, available, served_model, stats
-from .types import Replies
+from .types import Replies, common_prefix
 
 __all__ = ["CT2Generator", "available", "common_prefix", "length_groups", "processed_logprob", "served_model",
            "stats"]
@@ -70,18 +70,6 @@ def processed_logprob(logits, token: int, temperature: float, top_p: float) -> f
 
 # ---------------------------------------------------------------------------------------------------------------
 # The generator
-
-def common_prefix(prompts: list[list[int]]) -> list[int]:
-    """The longest prefix all prompts share."""
-    if not prompts:
-        return []
-    first, n = prompts[0], min(map(len, prompts))
-    for i in range(n):
-        t = first[i]
-        if any(p[i] != t for p in prompts):
-            return first[:i]
-    return first[:n]
-
 
 def length_groups(lengths: list[int], spread: int) -> list[list[int]]:
     """Indices grouped so that within a group lengths differ by at most `spread`; shortest first.

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import time
 
-from .types import Replies
+from .types import Replies, common_prefix
 
 SUPPORTED_ATTENTION = ("LlamaAttention", "Qwen2Attention")
 
@@ -74,15 +74,6 @@ def sample_rows(logits, temperature: float, top_p: float, generator):
     logp = torch.log_softmax(scores, -1)
     tokens = torch.multinomial(logp.exp(), 1, generator=generator).squeeze(1)
     return tokens, logp.gather(1, tokens[:, None]).squeeze(1)
-
-
-def shared_prefix(a: list[int], b: list[int]) -> int:
-    """How many leading tokens `a` and `b` share."""
-    n = min(len(a), len(b))
-    i = 0
-    while i < n and a[i] == b[i]:
-        i += 1
-    return i
 
 
 def _packed(weight, hint: int):
@@ -170,6 +161,11 @@ class _Request:
         self.tokens: list[int] = []
         self.logprobs: list[float] = []
 
+    @property
+    def decoding(self) -> bool:
+        """Its prompt is in the cache and it feeds its last sampled token (else it feeds a chunk of its prompt)."""
+        return bool(self.tokens) and len(self.feed) == 1
+
 
 class NativeGenerator:
     """`submit(key, prompt_ids)`, then `poll()` runs one step and yields `(key, Generation)` for each reply it
@@ -239,7 +235,7 @@ class NativeGenerator:
             raise ValueError(f"native engine: a prompt of {len(prompt)} tokens + {self.max_new_tokens} new exceeds "
                              f"the cache's {self.capacity} tokens a slot (context_budget + max_new_tokens)")
         slot = self._slot_for(key, prompt)
-        keep = min(shared_prefix(self.slot_tokens[slot], prompt), len(prompt) - 1)  # the last token gives logits
+        keep = min(len(common_prefix([self.slot_tokens[slot], prompt])), len(prompt) - 1)  # the last token gives logits
         del self.slot_tokens[slot][keep:]
         rid = self._replies.new(key)
         self.live[rid] = _Request(rid, key, slot, prompt[keep:])
@@ -276,8 +272,9 @@ class NativeGenerator:
             if idle is None:
                 raise RuntimeError(f"native engine: all {self.n_slots} cache slots are in flight")
             self.free.append(self.slot_of.pop(idle))
-        donor = max(range(self.n_slots), key=lambda s: shared_prefix(self.slot_tokens[s], prompt))
-        n = min(shared_prefix(self.slot_tokens[donor], prompt), len(prompt) - 1)
+        shared = [len(common_prefix([held, prompt])) for held in self.slot_tokens]
+        donor = max(range(self.n_slots), key=shared.__getitem__)
+        n = min(shared[donor], len(prompt) - 1)
         slot = donor if donor in self.free else self.free[-1]
         self.free.remove(slot)
         if slot != donor:
@@ -293,13 +290,13 @@ class NativeGenerator:
         import torch
 
         reqs = list(self.live.values())
-        decoding = [r for r in reqs if len(r.feed) == 1 and r.tokens]
+        decoding = [r for r in reqs if r.decoding]
         budget = max(self.max_batch_tokens - len(decoding), 64)
         batch: list[tuple[_Request, list[int]]] = [(r, r.feed) for r in decoding]
         for r in reqs:
             if budget <= 0:
                 break
-            if not (len(r.feed) == 1 and r.tokens):
+            if not r.decoding:
                 chunk = r.feed[:budget]
                 batch.append((r, chunk))
                 budget -= len(chunk)
@@ -310,7 +307,7 @@ class NativeGenerator:
         self.stats["forward_s"] += time.perf_counter() - t0
         self.stats["decode_tokens"] += len(decoding)
         self.stats["decode_forwards"] += bool(decoding)
-        self.stats["prefill_tokens"] += sum(len(c) for r, c in batch if not r.tokens or len(r.feed) > 1)
+        self.stats["prefill_tokens"] += sum(len(c) for r, c in batch if not r.decoding)
         rows, sampled = [], []
         for i, (r, chunk) in enumerate(batch):
             self.slot_tokens[r.slot] += chunk

@@ -1,7 +1,8 @@
 """What every generation engine returns, and the bookkeeping the continuous engines share.
 
 `Generation` is one reply with its token ids and the log-probability of each sampled token; `Replies` maps
-the engines' request ids to the caller's keys and decides when a streamed reply is finished. The engines
+the engines' request ids to the caller's keys and decides when a streamed reply is finished; `common_prefix` is
+how the engines find the tokens prompts share. The engines
 (`hf_generate`, `hf_continuous`, `ct2_engine`, `vllm_engine`) import these; none imports another engine.
 """
 
@@ -57,3 +58,15 @@ class Replies:
             return None
         del self.live[rid]
         return key, Generation(toks, lps, "stop" if last in self.stop_ids else "length")
+
+
+def common_prefix(prompts: list[list[int]]) -> list[int]:
+    """The longest prefix all prompts share."""
+    if not prompts:
+        return []
+    first, n = prompts[0], min(map(len, prompts))
+    for i in range(n):
+        t = first[i]
+        if any(p[i] != t for p in prompts):
+            return first[:i]
+    return first[:n]
