@@ -108,9 +108,77 @@ def tb_gae(rewards: torch.Tensor, values: torch.Tensor, action_mask: torch.Tenso
 
 
 ESTIMATORS = {"tb_gae": tb_gae, "gae": token_gae}
-"""Every advantage estimator by the name `RPRConfig.estimator` knows it by. Each is called as
+"""Every critic-based advantage estimator by the name `RPRConfig.estimator` knows it by. Each is called as
 `f(rewards, values, action_mask, done, discount, trace_decay)` (at a turn boundary for TB-GAE, per action token
-for GAE) and returns (advantages, returns)."""
+for GAE) and returns (advantages, returns). The critic-free ones are `GROUP_ESTIMATORS`."""
+
+
+# ---------------------------------------------------------------- critic-free: group-relative advantages
+#
+# The field's common alternative to a learned critic (verl's `grpo` and `rloo` estimators, TRL's GRPOTrainer and
+# RLOOTrainer): roll each task out k times with the same policy, and judge each episode against the others of
+# its group. The group's mean reward is the baseline the critic would otherwise learn, measured instead of
+# predicted; every action token of an episode gets the episode's one advantage (no credit assignment inside it).
+#
+#     rloo   A_i = r_i - mean_{j != i} r_j  =  k / (k - 1) * (r_i - mean_j r_j)   (leave-one-out: unbiased)
+#     grpo   A_i = (r_i - mean_j r_j) / (std_j r_j + eps)                         (population std, as verl)
+#
+# A group whose k rewards are equal (all solved, all failed) gives every episode 0: nothing to learn, and no
+# critic error to learn from either. A group of one gives 0 too.
+
+def rloo(rewards: torch.Tensor, group: torch.Tensor) -> torch.Tensor:
+    """Leave-one-out advantages: each episode's reward minus the mean of the other episodes of its group.
+    rewards [B] float, group [B] long (episodes of one task share a group id) -> [B].
+
+    >>> rloo(torch.tensor([1.0, 0.0, 0.0, 1.0, 1.0]), torch.tensor([0, 0, 0, 1, 1])).tolist()
+    [1.0, -0.5, -0.5, 0.0, 0.0]
+    """
+    total, count = _group_sums(rewards, group)
+    n = count[group]
+    others = torch.where(n > 1, (total[group] - rewards) / (n - 1).clamp(min=1), rewards)
+    return rewards - others
+
+
+def grpo(rewards: torch.Tensor, group: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
+    """Group-normalised advantages: (reward - group mean) / (group std + eps), the population std.
+    Shapes as `rloo`.
+
+    >>> [round(x, 3) for x in grpo(torch.tensor([1.0, 0.0, 0.0, 1.0]), torch.tensor([0, 0, 0, 0])).tolist()]
+    [1.0, -1.0, -1.0, 1.0]
+    """
+    total, count = _group_sums(rewards, group)
+    mean = total / count.clamp(min=1)
+    sq = torch.zeros_like(total).index_add_(0, group, (rewards - mean[group]) ** 2)
+    std = torch.sqrt(sq / count.clamp(min=1))
+    return (rewards - mean[group]) / (std[group] + eps)
+
+
+def _group_sums(rewards: torch.Tensor, group: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    r = rewards.float()
+    n = int(group.max()) + 1 if group.numel() else 0
+    total = torch.zeros(n, dtype=r.dtype).index_add_(0, group, r)
+    count = torch.zeros(n, dtype=r.dtype).index_add_(0, group, torch.ones_like(r))
+    return total, count
+
+
+GROUP_ESTIMATORS = {"rloo": rloo, "grpo": grpo}
+"""The critic-free estimators by name (`RPRConfig.estimator`): `f(rewards [B], group [B])` -> each episode's
+advantage [B], spread over its action tokens by `episode_advantages`."""
+
+
+def group_ids(keys: list) -> torch.Tensor:
+    """[B] long: one id per distinct key (a task's name), in order of first appearance.
+
+    >>> group_ids(["b", "a", "b"]).tolist()
+    [0, 1, 0]
+    """
+    ids: dict = {}
+    return torch.tensor([ids.setdefault(k, len(ids)) for k in keys], dtype=torch.long)
+
+
+def episode_advantages(advantages: torch.Tensor, action_mask: torch.Tensor) -> torch.Tensor:
+    """[B] advantages -> [B, T]: each row's on all its action tokens, 0 on the rest."""
+    return torch.where(action_mask.bool(), advantages.float()[:, None], torch.zeros(action_mask.shape))
 
 
 def reference_tb_gae(rewards: list[float], values: list[float], mask: list[int], done: bool,

@@ -198,25 +198,31 @@ def first_frontier_kinds(d: Path, tasks: list) -> list[str]:
 
 
 def write_heldout(stage: Path, out: Path, per_kind: int) -> dict[str, str]:
-    """Fresh instances (pool seeds no pool uses, none equal to an eval task) of the kinds the first probe of the
-    RPR stage in `stage` found learnable, `per_kind` of each, written to `out` as a suite (atomically) with
-    `kinds.json` beside its tasks; returns {task name: kind}, empty (and nothing written) when no kind was
-    learnable. Measures whether what PPO learned on a kind carries to instances it never trained on."""
-    from ..records import atomic_dir, write_json_atomic
-    from ..tasks.spec import task_kind, write_task
-    from ..tasks.suites import eval_fingerprints, kind_specs, pool_tasks
+    """Fresh instances of the kinds the first probe of the RPR stage in `stage` found learnable, `per_kind` of each,
+    written to `out` by `write_kind_suite`; returns {task name: kind}, empty (and nothing written) when no kind
+    was learnable. Measures whether what PPO learned on a kind carries to instances it never trained on."""
+    from ..tasks.suites import pool_tasks
     from .config import RPRConfig
 
     stage = Path(stage)
     cfg = RPRConfig.from_dict(read_json(stage / "config.json"))
     kinds = first_frontier_kinds(stage, pool_tasks(stage.parent, cfg))
-    if not kinds:
-        return {}
+    return write_kind_suite(kinds, out, per_kind, {"stage": str(stage)}) if kinds else {}
+
+
+def write_kind_suite(kinds: list[str], out: Path, per_kind: int, meta: dict | None = None) -> dict[str, str]:
+    """`per_kind` fresh instances of each of `kinds` (pool seeds no pool uses, none equal to an eval task), written
+    to `out` as a suite (atomically) with `kinds.json` beside its tasks (`meta` added to it); returns
+    {task name: kind}."""
+    from ..records import atomic_dir, write_json_atomic
+    from ..tasks.spec import task_kind, write_task
+    from ..tasks.suites import eval_fingerprints, kind_specs
+
     made = {}
     with atomic_dir(Path(out)) as tmp:
         for name, seed, spec in kind_specs(set(kinds), per_kind, exclude=eval_fingerprints()):
             write_task(spec, tmp / name, suite="heldout", seed=seed)
             made[name] = task_kind(spec.family, spec.difficulty, spec.instruction)
-        write_json_atomic(tmp / "kinds.json", {"stage": str(stage), "per_kind": per_kind, "kinds": kinds,
+        write_json_atomic(tmp / "kinds.json", {**(meta or {}), "per_kind": per_kind, "kinds": sorted(kinds),
                                                "tasks": made})
     return made

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from ..algos.advantages import ESTIMATORS
+from ..algos.advantages import ESTIMATORS, GROUP_ESTIMATORS
 from ..algos.ppo import PPOConfig
 from ..algos.rewards import REWARDS
 from ..rollout.engine import RolloutConfig
@@ -33,6 +33,9 @@ class RPRConfig:
     """Use only pool tasks of these difficulties (empty: all), as `RSRConfig.pool_difficulty`."""
     pool_families: list[str] = field(default_factory=list)
     """Use only pool tasks of these families (empty: all), as `RSRConfig.pool_families`."""
+    pool_kinds: list[str] = field(default_factory=list)
+    """Use only pool tasks of these kinds (`tasks.spec.task_kind`; empty: all): `python -m rsi_lite.bench.learns`
+    trains on the kinds its incoming checkpoint's probe found learnable, fixed before training."""
     batch_rule: str = "frontier"
     """Which tasks a batch is drawn from, a key of `rsi_lite.rpr.batches.BATCH_RULES`: 'frontier' (tasks the current
     actor solves sometimes but not always, `rsi_lite.rpr.frontier`), 'kinds' (distinct tasks of the kinds it solves
@@ -91,7 +94,9 @@ class RPRConfig:
     reward only, so with reward_timing 'final'). Off by default: the flags are logged, the paper's reward kept."""
     estimator: str = "tb_gae"
     """The advantage estimator: a key of `rsi_lite.algos.advantages.ESTIMATORS` ('tb_gae', the paper's, or 'gae',
-    token-level)."""
+    token-level), or of `GROUP_ESTIMATORS` ('rloo', 'grpo'): the critic-free control, each episode judged against
+    the other `rollouts_per_task` episodes of its task in the same batch. A critic-free stage trains no critic:
+    it needs `rollouts_per_task` >= 2 and no critic-only phases (`warmup_tasks` and `calibration_steps` 0)."""
     gamma_turn: float = 1.0
     """Discount at a turn boundary (per token for 'gae')."""
     lam_turn: float = 0.95
@@ -149,6 +154,11 @@ class RPRConfig:
                                                                          max_turns=3, max_new_tokens=64))
     """Training rollouts: the plain harness at temperature 1 (the training forward's distribution)."""
 
+    @property
+    def uses_critic(self) -> bool:
+        """Whether the advantages come from a learned critic (TB-GAE, GAE) rather than the episode's group."""
+        return self.estimator not in GROUP_ESTIMATORS
+
     def to_dict(self) -> dict:
         return asdict(self)
 
@@ -162,8 +172,20 @@ class RPRConfig:
     def __post_init__(self):
         if self.reward not in REWARDS:
             raise ValueError(f"RPRConfig.reward: {self.reward!r} is not one of {', '.join(REWARDS)}")
-        if self.estimator not in ESTIMATORS:
-            raise ValueError(f"RPRConfig.estimator: {self.estimator!r} is not one of {', '.join(ESTIMATORS)}")
+        if self.estimator not in ESTIMATORS and self.estimator not in GROUP_ESTIMATORS:
+            raise ValueError(f"RPRConfig.estimator: {self.estimator!r} is not one of "
+                             f"{', '.join([*ESTIMATORS, *GROUP_ESTIMATORS])}")
+        if not self.uses_critic:
+            if self.rollouts_per_task < 2:
+                raise ValueError(f"RPRConfig.rollouts_per_task: {self.rollouts_per_task}; the estimator "
+                                 f"{self.estimator!r} compares the episodes of one task, so it needs at least 2")
+            if self.reward_timing != "final":
+                raise ValueError(f"RPRConfig.reward_timing: {self.reward_timing!r}; the estimator {self.estimator!r} "
+                                 "judges whole episodes, so it needs 'final'")
+            if self.warmup_tasks or self.calibration_steps:
+                raise ValueError(f"RPRConfig.warmup_tasks / calibration_steps: {self.warmup_tasks} / "
+                                 f"{self.calibration_steps}; the estimator {self.estimator!r} has no critic to warm "
+                                 "up, so both must be 0")
         if self.rollout_correction not in ROLLOUT_CORRECTION:
             raise ValueError(f"RPRConfig.rollout_correction: {self.rollout_correction!r} is not one of "
                              f"{', '.join(ROLLOUT_CORRECTION)}")

@@ -9,7 +9,7 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ..algos.advantages import ESTIMATORS, terminal_rewards
+from ..algos.advantages import ESTIMATORS, GROUP_ESTIMATORS, episode_advantages, group_ids, terminal_rewards
 from ..algos.ppo import explained_variance, masked_whiten, ppo_loss, truncated_is_weights, value_loss
 from ..rollout.trajectory import Trajectory
 
@@ -79,6 +79,24 @@ def advantages_for(cfg: "RPRConfig", rewards, values, mask):
 
     done = torch.ones(values.shape[0], dtype=torch.bool)  # every episode ends with the verifier's verdict
     return estimator(cfg)(rewards, values, mask, done, cfg.gamma_turn, cfg.lam_turn)
+
+
+def group_advantages(cfg: "RPRConfig", trajs: list[Trajectory], mask):
+    """The critic-free estimators' (advantages, returns), [B, T]: each episode's `cfg.reward` judged against the
+    other episodes of its task in this batch (`GROUP_ESTIMATORS[cfg.estimator]`), on all its action tokens; the
+    returns are 0 (no critic learns from them). Also the share of episodes whose group's rewards are all equal
+    (advantage 0: no signal), `groups/uninformative`."""
+    import torch
+
+    r = torch.tensor([float(t.rewards[cfg.reward]) for t in trajs])
+    g = group_ids([t.task for t in trajs])
+    per_episode = GROUP_ESTIMATORS[cfg.estimator](r, g)
+    seen: dict[str, set] = {}
+    for t in trajs:
+        seen.setdefault(t.task, set()).add(float(t.rewards[cfg.reward]))
+    uninformative = sum(len(seen[t.task]) == 1 for t in trajs) / len(trajs)
+    adv = episode_advantages(per_episode, mask.cpu()).to(mask.device)
+    return adv, torch.zeros_like(adv), {"groups/uninformative": uninformative, "groups/count": int(g.max()) + 1}
 
 
 def rollout_correction(cfg: "RPRConfig", trajs: list[Trajectory]) -> bool:
@@ -183,10 +201,10 @@ def device_batch(policy, trajs: list[Trajectory], cfg: "RPRConfig") -> DeviceBat
     return DeviceBatch(ids, att, mask, rollout_lps, rewards, groups)
 
 
-def old_pass(policy, batch: DeviceBatch, train_actor: bool):
+def old_pass(policy, batch: DeviceBatch, train_actor: bool, critic: bool = True):
     """The critic's values and (joint update) the actor's log-probabilities before any step: (old_v, old_lp),
-    [B, T], old_lp None in a critic-only update. Computed on the training groups' own widths, so the first
-    minibatch's ratio is exactly 1."""
+    [B, T], old_lp None in a critic-only update, old_v 0 without a critic (`critic` False: a critic-free
+    estimator). Computed on the training groups' own widths, so the first minibatch's ratio is exactly 1."""
     import torch
 
     from ..policy.critic import token_logprobs, values
@@ -196,7 +214,8 @@ def old_pass(policy, batch: DeviceBatch, train_actor: bool):
     old_lp = torch.zeros(ids.shape, device=ids.device) if train_actor else None
     with torch.no_grad():
         for mb, w in batch.groups:
-            old_v[mb, :w] = values(policy, ids[mb, :w], att[mb, :w])
+            if critic:
+                old_v[mb, :w] = values(policy, ids[mb, :w], att[mb, :w])
             if train_actor:
                 old_lp[mb, :w] = token_logprobs(policy, ids[mb, :w], att[mb, :w], only=mask[mb, :w])
     return old_v, old_lp
@@ -250,10 +269,13 @@ def minibatch_backward(policy, batch: DeviceBatch, mb, w: int, targets: Targets,
     # Each backward runs inside its adapter's block: checkpointing recomputes the layers' forward during
     # backward, and that recomputation must route through the adapter the forward used.
     with checkpointing(policy.model) if checkpointed(cfg, len(mb), w) else nullcontext():
-        with using_adapter(policy.model, CRITIC):
-            v = values(policy, ids, att)
-            vloss = cfg.ppo.vf_coef * value_loss(v, ret, mask)
-            (share * vloss).backward()
+        if cfg.uses_critic:
+            with using_adapter(policy.model, CRITIC):
+                v = values(policy, ids, att)
+                vloss = cfg.ppo.vf_coef * value_loss(v, ret, mask)
+                (share * vloss).backward()
+        else:  # a critic-free estimator: no value to fit (the losses' value terms read 0)
+            v = ret
         if not train_actor:
             return {"losses/value": float(vloss.detach()),
                     "losses/explained_variance": explained_variance(v.detach(), ret, mask)}
@@ -304,7 +326,9 @@ def merged_stats(stats: list[dict]) -> dict:
 
 def update(policy, trajs: list[Trajectory], cfg: "RPRConfig", optims: dict, *, train_actor: bool,
            epochs: int | None = None, step: int = 0) -> dict:
-    """One PPO (or critic-only) update on a batch of trajectories; returns the update's metrics (losses, ratios,
+    """One PPO (or critic-only) update on a batch of trajectories, its advantages from the critic (TB-GAE, GAE)
+    or, for a critic-free estimator (`RPRConfig.uses_critic` False), from each task's group of episodes
+    (`group_advantages`; no critic forward, loss or step); returns the update's metrics (losses, ratios,
     values). What the batch itself scored (`reward/mean`, `success/mean`, `tokens/generated`) is the stage's to
     log (`rsi_lite.rpr.stage.update_step`): sharded, `trajs` is one rank's share and only the stage sees it whole.
 
@@ -325,11 +349,16 @@ def update(policy, trajs: list[Trajectory], cfg: "RPRConfig", optims: dict, *, t
     so the gradients are those of the summed loss); training passes use gradient checkpointing, always or on
     the minibatches too wide to train without it (`checkpointed`)."""
     batch = device_batch(policy, trajs, cfg)
-    old_v, old_lp = old_pass(policy, batch, train_actor)
-    adv, ret = advantages_for(cfg, batch.rewards, old_v, batch.mask)
-    row = before_update_metrics(batch, old_v, old_lp, ret)
-    if train_actor and cfg.ppo.whiten_advantages:
-        # whitened over the whole batch's action tokens, as the loss would over one minibatch of everything
+    old_v, old_lp = old_pass(policy, batch, train_actor, critic=cfg.uses_critic)
+    if cfg.uses_critic:
+        adv, ret = advantages_for(cfg, batch.rewards, old_v, batch.mask)
+        row = before_update_metrics(batch, old_v, old_lp, ret)
+    else:
+        adv, ret, groups = group_advantages(cfg, trajs, batch.mask)
+        row = {**before_update_metrics(batch, old_v, old_lp, ret), **groups}
+    if train_actor and cfg.ppo.whiten_advantages and cfg.uses_critic:
+        # whitened over the whole batch's action tokens, as the loss would over one minibatch of everything (the
+        # group estimators' are not: they are already relative to their group, and grpo's scaled by it)
         adv = masked_whiten(adv, batch.mask)
     is_w = None
     if train_actor:

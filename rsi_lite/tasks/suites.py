@@ -144,8 +144,8 @@ def ensure_pool(run: Path, n: int) -> Path:
 
 
 def pool_tasks(run: Path, cfg):
-    """The training pool of a stage's config (`pool`, `pool_size`, and the optional `pool_difficulty` and
-    `pool_families` filters): the directory `cfg.pool`, else RUN/pool, written on first use."""
+    """The training pool of a stage's config (`pool`, `pool_size`, and the optional `pool_difficulty`,
+    `pool_families` and `pool_kinds` filters): the directory `cfg.pool`, else RUN/pool, written on first use."""
     from .task import find_tasks
 
     if cfg.pool:
@@ -155,4 +155,8 @@ def pool_tasks(run: Path, cfg):
     else:
         tasks = find_tasks(ensure_pool(run, cfg.pool_size))
     difficulty, families = getattr(cfg, "pool_difficulty", None), getattr(cfg, "pool_families", None)
-    return [t for t in tasks if (not difficulty or t.difficulty in difficulty) and (not families or t.family in families)]
+    kinds = set(getattr(cfg, "pool_kinds", None) or ())
+    if kinds:
+        from .spec import task_kind
+    return [t for t in tasks if (not difficulty or t.difficulty in difficulty) and (not families or t.family in families)
+            and (not kinds or task_kind(t.family, t.difficulty, t.instruction) in kinds)]

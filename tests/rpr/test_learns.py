@@ -15,6 +15,9 @@ one of the candidates), which starts near 1/4; the probability over the whole vo
 The model is `random_model` with a 256-wide hidden state: with the default 64, its tied embeddings (std 0.02)
 bound every logit by 0.02 x the width (about 1.3), so no update can make one word much likelier than another.
 
+The same two tests run with the critic-free estimators ('rloo', 'grpo'): the control's update path (no critic,
+each episode against its group) must learn and not learn alike.
+
 Run: pytest tests/rpr/test_learns.py
 """
 
@@ -113,12 +116,19 @@ def shuffled_rewards() -> list[float]:
     return [float(i % PER_WORD == 0) for i in range(PER_WORD * len(WORDS))]
 
 
-def train(model_dir, rewards: list[float]) -> tuple[torch.Tensor, torch.Tensor]:
+ESTIMATORS = ["tb_gae", "rloo", "grpo"]
+"""The paper's critic with TB-GAE, and the critic-free control's two estimators (every episode is one task's, so
+the batch is one group)."""
+
+
+def train(model_dir, rewards: list[float], estimator: str = "tb_gae") -> tuple[torch.Tensor, torch.Tensor]:
     """The candidates' probabilities (`p_words`) before and after UPDATES joint updates on `rewards`, with a
     fresh actor and critic loaded as the stage loads them."""
     policy = load_actor_critic("base", None, model=str(model_dir))
+    group = {} if estimator == "tb_gae" else {"rollouts_per_task": len(rewards), "warmup_tasks": 0,
+                                              "calibration_steps": 0}
     cfg = RPRConfig(reward="s", actor_lr=ACTOR_LR, critic_lr=CRITIC_LR, minibatch=len(rewards), accumulate=0,
-                    gradient_checkpointing=False)
+                    gradient_checkpointing=False, estimator=estimator, **group)
     optims = make_optimizers(policy, cfg)
     before = p_words(policy)
     for k in range(UPDATES):
@@ -128,15 +138,17 @@ def train(model_dir, rewards: list[float]) -> tuple[torch.Tensor, torch.Tensor]:
     return before, p_words(policy)
 
 
-def test_the_rewarded_action_becomes_likely(model_dir):
-    before, after = train(model_dir, real_rewards())
+@pytest.mark.parametrize("estimator", ESTIMATORS)
+def test_the_rewarded_action_becomes_likely(model_dir, estimator):
+    before, after = train(model_dir, real_rewards(), estimator)
     share = float(after[0] / after.sum())
     assert share > LEARNED_SHARE, (f"share of the rewarded word {float(before[0] / before.sum()):.3f} -> {share:.3f}"
                                    f" (p {before.tolist()} -> {after.tolist()})")
     assert after[0] > LEARNED_GAIN * before[0], (before.tolist(), after.tolist())
 
 
-def test_rewards_that_ignore_the_action_teach_nothing(model_dir):
-    before, after = train(model_dir, shuffled_rewards())
+@pytest.mark.parametrize("estimator", ESTIMATORS)
+def test_rewards_that_ignore_the_action_teach_nothing(model_dir, estimator):
+    before, after = train(model_dir, shuffled_rewards(), estimator)
     start, share = float(before[0] / before.sum()), float(after[0] / after.sum())
     assert share < start + CONTROL_RISE, f"share of the once-rewarded word {start:.3f} -> {share:.3f}"
