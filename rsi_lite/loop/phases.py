@@ -165,8 +165,9 @@ def val_key(doc: dict) -> tuple[float, float]:
 # ---------------------------------------------------------------- the loop
 
 class LocalStages:
-    """Runs every stage in this process (the laptop). `scale_up.launch.DistributedStages` offers the same three
-    methods and runs them as Slurm, Ray or torchrun jobs on the same files."""
+    """Runs every stage in this process (the laptop): `Loop` calls these three methods, and another runner may
+    offer the same three on the same files. At scale the phases run as verl jobs instead (scale_up/README.md;
+    the retired `scale_up.launch.DistributedStages` was such a runner)."""
 
     def rsr(self, run: Path, cycle: int, cfg: RSRConfig, progress: bool):
         return run_rsr(run, cycle, cfg, progress=progress)

@@ -188,8 +188,8 @@ class PolicyConfig:
     """The base model's precision: 'float32' (the laptop CPU: bf16 matmuls are slow without AVX-512) or
     'bfloat16' (GPUs, scale_up: half the memory). LoRA adapters and the value head stay float32 either way
     (peft upcasts adapters on a bf16 base), so the trained weights, their optimizer states and the saved
-    adapters are float32; under FSDP2 the compute is cast to this dtype and gradients reduced in float32
-    (`scale_up.dist.shard`). 4-bit bases compute in this dtype."""
+    adapters are float32. At scale verl holds the weights (scale_up/configs/rsi_27b.yaml). 4-bit bases compute
+    in this dtype."""
 
     def to_dict(self) -> dict:
         return asdict(self)

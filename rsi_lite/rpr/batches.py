@@ -1,7 +1,7 @@
 """Which episodes each part of an RPR stage rolls out: the schedule of steps, the batch of step k (the
 frontier rule reading the verdicts already on disk, or the paper's uniform draw), and the probes of the pool
-with the figures they give. Pure but for reading the stage's finished trajectory files, so the laptop's
-`run_rpr` and `scale_up.generate` draw the same batches.
+with the figures they give. Pure but for reading the stage's finished trajectory files, so a resumed `run_rpr`
+draws the same batches as the run it continues.
 """
 
 from __future__ import annotations

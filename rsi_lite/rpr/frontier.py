@@ -37,8 +37,8 @@ success per kind and draws distinct, least-used tasks of the learnable kinds:
                     variance of its verdict: the size of the signal an episode of it carries), then its
                     least-drawn task not yet in the batch; no task twice while others are left
 
-Pure functions on (task name, verdict) records; the RPR stage and `scale_up.generate` call them
-with the same history read from the stage's files, so both draw the same batch.
+Pure functions on (task name, verdict) records; the RPR stage calls them with the history read from
+its own files, so a resumed stage draws the same batch.
 """
 
 from __future__ import annotations

@@ -105,8 +105,9 @@ def prune_old_steps(d: Path, keep: int = 2) -> None:
 
 # ---------------------------------------------------------------- one step, written once
 #
-# The laptop (`run_rpr`) and scale_up (`scale_up.generate rpr` on each node, then `torchrun -m scale_up.train
-# ppo`) run a step with the same two functions and leave the same files:
+# `run_rpr` runs a step with these two functions, the rollouts first and the update second, so that a step
+# killed between them resumes at its update (`update_step`'s `share`, `reduce` and `full_state` let a sharded
+# trainer call it on each rank; at scale the kit runs on verl instead, scale_up/README.md). The files:
 #   step-K/rollouts.jsonl, rollout.json      the batch's episodes and how they were drawn (rollouts.jsonl last:
 #                                            its presence means the rollouts are whole; a shard of nodes writes
 #                                            rollouts.part-I-of-N.jsonl, merged by the driver)
