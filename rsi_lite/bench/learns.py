@@ -34,13 +34,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import random
 import signal
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..records import read_json, write_json_atomic
+from ..eval.paired import compare, paired_bootstrap, task_rates  # noqa: F401 (paired_bootstrap: part of this API)
+from ..records import write_json_atomic
 from ..rollout.engine import RolloutConfig
 from ..rundir import StageDir
 
@@ -130,58 +130,7 @@ class LearnsConfig:
         return asdict(self)
 
 
-# ---------------------------------------------------------------- the statistics (pure)
-
-def task_rates(trajs, kinds: dict[str, str]) -> dict[str, tuple[str, float]]:
-    """Each held-out task's kind and success rate over its episodes."""
-    got: dict[str, list[int]] = {}
-    for t in trajs:
-        got.setdefault(t.task, []).append(int(bool(t.verifier.get("strict"))))
-    return {name: (kinds.get(name, "?"), sum(v) / len(v)) for name, v in got.items()}
-
-
-def paired_bootstrap(before: list[float], after: list[float], resamples: int = 4000, seed: int = 0,
-                     level: float = 0.95) -> dict:
-    """The change in mean success, after - before, over paired tasks, and its percentile interval from resampling
-    the tasks with replacement (each draw keeps a task's before and after together). Returns {"delta", "low",
-    "high", "tasks", "before", "after"} (rates in 0..1).
-
-    >>> r = paired_bootstrap([0.0, 0.0, 1.0], [1.0, 1.0, 1.0], resamples=200)
-    >>> round(r["delta"], 3), r["tasks"]
-    (0.667, 3)
-    """
-    if len(before) != len(after):
-        raise ValueError(f"paired_bootstrap: {len(before)} before and {len(after)} after")
-    n = len(before)
-    if n == 0:
-        return {"delta": float("nan"), "low": float("nan"), "high": float("nan"), "tasks": 0,
-                "before": float("nan"), "after": float("nan")}
-    diffs = [a - b for a, b in zip(after, before)]
-    rng = random.Random(seed)
-    means = sorted(sum(diffs[rng.randrange(n)] for _ in range(n)) / n for _ in range(resamples))
-    tail = (1 - level) / 2
-    return {"delta": sum(diffs) / n, "low": means[int(math.floor(tail * (resamples - 1)))],
-            "high": means[int(math.ceil((1 - tail) * (resamples - 1)))], "tasks": n,
-            "before": sum(before) / n, "after": sum(after) / n}
-
-
-def compare(before: dict[str, tuple[str, float]], after: dict[str, tuple[str, float]], *, room: float | None,
-            resamples: int, seed: int = 0) -> dict:
-    """Held-out success before and after on the tasks both measured: overall, per kind, and (with `room`) on the
-    kinds whose incoming success is at most `room`."""
-    names = sorted(set(before) & set(after))
-    kinds = sorted({before[n][0] for n in names})
-
-    def over(subset):
-        return paired_bootstrap([before[n][1] for n in subset], [after[n][1] for n in subset], resamples, seed)
-
-    by_kind = {k: over([n for n in names if before[n][0] == k]) for k in kinds}
-    out = {"all": over(names), "by_kind": by_kind}
-    if room is not None:
-        roomy = [k for k in kinds if by_kind[k]["before"] <= room]
-        out["room"] = {**over([n for n in names if before[n][0] in roomy]), "kinds": roomy}
-    return out
-
+# ---------------------------------------------------------------- the verdicts (pure; the statistics: eval.paired)
 
 def verdicts(cmp: dict, *, train: bool, targets: dict) -> dict:
     """What the issue asks of one method, seed and temperature: the gain (overall at the training temperature, on

@@ -77,19 +77,38 @@ def rewrite_and_refinement_claims(rep: dict) -> list[dict]:
 
 
 def heldout_claims(rep: dict) -> list[dict]:
-    """One claim per RPR phase measured on held-out kinds (`report.heldout`): its gain over its incoming checkpoint."""
+    """One claim per RPR phase measured on held-out kinds (`report.heldout`): its gain over its incoming checkpoint,
+    judged by the 95% interval of a paired bootstrap over the held-out tasks (`eval.paired`: a task's episodes are
+    not independent draws, so the tasks are resampled, each with its two rates); rows from before the per-task
+    counts were kept fall back to the run-to-run spread."""
+    from ..eval.paired import compare
+
     out = []
     for seed, phases in rep.get("heldout", {}).items():
         for phase, h in phases.items():
             if len(h["rows"]) != 2:
                 continue
             a, b = h["rows"]
-            g = _gain_of(a, b)
-            out.append({"claim": f"PPO learns where it has something to learn ({phase} over {a['stage']} on "
-                                 f"{h['tasks']} held-out instances of the kinds its first probe found learnable"
-                                 + (f", seed {seed}" if len(rep["heldout"]) > 1 else "") + ")",
-                        "verdict": _verdict(g), "figures": f"{100 * a['success']:.1f} -> {100 * b['success']:.1f}: "
-                                                           f"{g[0]:+.1f} points (spread {g[1]:.1f})"})
+            claim = (f"PPO learns where it has something to learn ({phase} over {a['stage']} on {h['tasks']} held-out "
+                     f"instances of the kinds its first probe found learnable"
+                     + (f", seed {seed}" if len(rep["heldout"]) > 1 else "") + ")")
+            start = f"{100 * a['success']:.1f} -> {100 * b['success']:.1f}: "
+            if "by_task" not in a or "by_task" not in b:
+                g = _gain_of(a, b)
+                out.append({"claim": claim, "verdict": _verdict(g),
+                            "figures": start + f"{g[0]:+.1f} points (spread {g[1]:.1f})"})
+                continue
+            kinds = h.get("task_kinds", {})
+            rates = [{n: (kinds.get(n, "?"), s / e) for n, (s, e) in r["by_task"].items() if e} for r in (a, b)]
+            c = compare(*rates, room=None, resamples=4000)
+            d, fell = c["all"], [k for k, r in c["by_kind"].items() if r["high"] < 0]
+            verdict = "holds" if d["low"] > 0 else "not shown (inside the 95% interval)" if d["delta"] > 1e-9 else \
+                "not shown"
+            out.append({"claim": claim, "verdict": verdict,
+                        "figures": start + f"{100 * d['delta']:+.1f} points, 95% interval [{100 * d['low']:+.1f}, "
+                                           f"{100 * d['high']:+.1f}] (paired bootstrap over {d['tasks']} tasks); "
+                                   + (f"fallen beyond their interval: {'; '.join(fell)}" if fell else
+                                      "no kind fallen beyond its interval")})
     return out
 
 

@@ -12,7 +12,8 @@ from ..rundir import StageDir
 
 def heldout_rows(d: Path) -> dict:
     """Per RPR phase (`loop.Loop.heldout`): its incoming checkpoint and its actor on held-out instances of the
-    kinds its first probe found learnable: Mean@k with the runs, and each kind's successes / episodes."""
+    kinds its first probe found learnable: Mean@k with the runs, and each kind's and each task's successes /
+    episodes (the tasks pair the two rows for `report.claims.heldout_claims`' interval)."""
     from ..rollout.trajectory import read_trajectories
 
     out, names = {}, {x.lower(): x for x in STAGES}
@@ -25,15 +26,18 @@ def heldout_rows(d: Path) -> dict:
         for e in StageDir(h).finished("eval"):
             doc = e.read("results.json")
             by_kind: dict[str, list[int]] = {}
+            by_task: dict[str, list[int]] = {}
             for t in read_trajectories(e / "trajectories.jsonl"):
-                got = by_kind.setdefault(meta["tasks"].get(t.task, "?"), [0, 0])
-                got[0], got[1] = got[0] + int(bool(t.verifier.get("strict"))), got[1] + 1
+                won = int(bool(t.verifier.get("strict")))
+                for got in (by_kind.setdefault(meta["tasks"].get(t.task, "?"), [0, 0]), by_task.setdefault(t.task, [0, 0])):
+                    got[0], got[1] = got[0] + won, got[1] + 1
             r = next(iter(doc["suites"].values()))
             rows.append({"stage": names[e.path.name.removeprefix("eval-")], "checkpoint": doc["checkpoint"],
                          "success": r["success"], "runs": r["runs"], "strict": r["strict"], "episodes": r["episodes"],
-                         "by_kind": dict(sorted(by_kind.items()))})
+                         "by_kind": dict(sorted(by_kind.items())), "by_task": dict(sorted(by_task.items()))})
         rows.sort(key=lambda r: r["stage"] == f"RPR-{cyc}")  # the incoming checkpoint first
-        out[f"RPR-{cyc}"] = {"tasks": len(meta["tasks"]), "per_kind": meta["per_kind"], "rows": rows}
+        out[f"RPR-{cyc}"] = {"tasks": len(meta["tasks"]), "per_kind": meta["per_kind"], "rows": rows,
+                             "task_kinds": meta["tasks"]}
     return out
 
 

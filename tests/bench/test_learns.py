@@ -10,7 +10,8 @@ import json
 import pytest
 
 from rsi_lite.bench import learns
-from rsi_lite.bench.learns import Bench, LearnsConfig, compare, paired_bootstrap, verdicts
+from rsi_lite.bench.learns import Bench, LearnsConfig, verdicts
+from rsi_lite.eval.paired import compare, paired_bootstrap
 
 
 def test_a_change_every_task_shares_has_an_interval_of_that_change_alone():
