@@ -112,6 +112,56 @@ def heldout_claims(rep: dict) -> list[dict]:
     return out
 
 
+def refinement_sentences(rep: dict) -> list[str]:
+    """One sentence per RPR phase that ran, computed from the run's figures (never a fixed text): how its probes of
+    the kinds it trained on moved over its steps, how `core` moved against its incoming checkpoint (judged by the
+    run-to-run spread), how its held-out kinds moved (judged by their 95% interval, `heldout_claims`), and what a
+    reader should conclude from the three."""
+    out = []
+    held = {}
+    for c in heldout_claims(rep):
+        phase = c["claim"].split("(")[1].split(" over ")[0]
+        held.setdefault(phase, c)
+    first_seed = next(iter(rep.get("curves", {}).values()), {})
+    for cyc in (1, 2):
+        phase, name = f"RPR-{cyc}", f"rpr-{cyc}"
+        if phase not in {r["stage"] for r in rep.get("stages", [])} or name not in first_seed:
+            continue
+        incoming = _retained(rep, f"RSR-{cyc}", f"RSR-{cyc}")
+        parts, probes = [], first_seed[name].get("probes") or []
+        probe_rose = None
+        if len(probes) >= 2 and "by_kind" in probes[0]:
+            front = [k for k, (w, n) in probes[0]["by_kind"].items() if 0 < w < n]
+            a = [sum(p["by_kind"].get(k, [0, 0])[i] for k in front) for p in (probes[0], probes[-1]) for i in (0, 1)]
+            if front and a[1] and a[3]:
+                probe_rose = a[2] / a[3] > a[0] / a[1]
+                parts.append(f"on the {len(front)} kinds its first probe found learnable its probes went "
+                             f"{a[0]}/{a[1]} -> {a[2]}/{a[3]} over its steps")
+        g = _gain(rep, incoming, phase)
+        if g is not None:
+            where = ("above" if g[0] > g[1] else "below" if g[0] < -g[1] else "inside")
+            parts.append(f"on `core` it moved {g[0]:+.1f} points against {incoming}, {where} the run-to-run spread "
+                         f"of {g[1]:.1f}")
+        h = held.get(phase)
+        learned = None
+        if h is not None:
+            learned = h["verdict"] == "holds"
+            parts.append(f"on its held-out kinds {h['figures'].split(';')[0]}")
+        if g is not None and g[0] < -g[1]:
+            verdict = "refinement made the agent worse on `core` beyond the spread"
+        elif learned or (learned is None and probe_rose):
+            verdict = "refinement learned on the kinds it trained on" + (", on fresh instances," if learned else "")
+            if g is not None:
+                verdict += " without making the agent worse on `core` beyond the spread"
+        elif learned is False or probe_rose is False:
+            verdict = "no learning is shown: the gains are inside their spread or interval"
+        else:
+            verdict = "this run cannot tell whether refinement helped"
+        if parts:
+            out.append(f"{phase}: " + "; ".join(parts) + f". What to see: {verdict}.")
+    return out
+
+
 def critic_and_reward_claims(rep: dict) -> list[dict]:
     """Cycle two's refinement: the inherited critic's explained variance against the paper's trace, and the two
     controls the paper leaves open or only mentions (critic reset; FDR instead of SPR) against RPR-2 on `core`."""

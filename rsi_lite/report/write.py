@@ -20,7 +20,7 @@ from ..loop.phases import CONTROLS, STAGES, eval_dir, read_stage_metrics
 from ..loop.profiles import TABLE_SUITES
 from ..records import read_json, write_json_atomic, write_text_atomic
 from ..rundir import StageDir, rsr_dir, seed_dir
-from .claims import claims
+from .claims import claims, refinement_sentences
 from .heldout import heldout_markdown, heldout_rows, refinement_room
 from .shadow import shadow_findings, shadow_markdown
 
@@ -263,6 +263,9 @@ def markdown(rep: dict) -> str:
                 "it (± their sd where more than one did), and the claims' spread spans every seed's runs."]
         out += [f"- the profiles differ: {d}" for d in rep["profile_differences"]] + [""]
     out += ["## Stage table", "", stage_table(rep), ""]
+    said = refinement_sentences(rep)
+    if said:
+        out += ["## What refinement did in this run", ""] + [f"- {x}" for x in said] + [""]
     out += ["## The paper's claims, checked on this run", "", "| claim | verdict | figures |", "|---|---|---|"]
     out += [f"| {c['claim']} | {c['verdict']} | {c['figures'] or '-'} |" for c in claims(rep)] + [""]
     g = rep["gains"]

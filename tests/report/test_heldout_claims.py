@@ -42,3 +42,30 @@ def test_rows_without_per_task_counts_fall_back_to_the_runs_spread():
         del r["by_task"]
     (c,) = heldout_claims(rep)
     assert "spread" in c["figures"] and "bootstrap" not in c["figures"]
+
+
+def _stages(rsr: list[float], rpr: list[float]) -> list[dict]:
+    return [{"stage": name, "suites": {"core": {"success": sum(runs) / len(runs), "runs": runs}}}
+            for name, runs in (("RSR-1", rsr), ("RPR-1", rpr))]
+
+
+def test_the_refinement_sentence_reads_its_verdict_from_the_figures():
+    from rsi_lite.report.claims import refinement_sentences
+
+    names = [f"t{i}" for i in range(30)]
+    kinds = {n: "A" for n in names}
+    rep = _rep({n: [1, 3] for n in names}, {n: [3, 3] for n in names}, kinds)
+    rep.update(stages=_stages([0.30, 0.32, 0.28], [0.31, 0.33, 0.30]), controls={}, selection={},
+               curves={"0": {"rpr-1": {"probes": [{"by_kind": {"A": [8, 16], "B": [0, 16]}},
+                                                  {"by_kind": {"A": [14, 16], "B": [0, 16]}}]}}})
+    (s,) = refinement_sentences(rep)
+    assert "8/16 -> 14/16" in s and "inside the run-to-run spread" in s
+    assert s.endswith("refinement learned on the kinds it trained on, on fresh instances, without making the agent "
+                      "worse on `core` beyond the spread.")
+    rep["stages"] = _stages([0.40, 0.41, 0.40], [0.20, 0.21, 0.20])
+    (s,) = refinement_sentences(rep)
+    assert "below the run-to-run spread" in s and s.endswith("refinement made the agent worse on `core` beyond the spread.")
+    rep["stages"] = _stages([0.30, 0.32, 0.28], [0.31, 0.33, 0.30])
+    rep["heldout"]["0"]["RPR-1"]["rows"][1]["by_task"] = {n: [1, 3] for n in names}
+    (s,) = refinement_sentences(rep)
+    assert s.endswith("no learning is shown: the gains are inside their spread or interval.")
