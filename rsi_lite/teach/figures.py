@@ -18,7 +18,7 @@ PHASES = [
     ("Base", "the model as it is", ["evaluate only"]),
     ("RSR-1", "Recursive Self-Rewrite", ["solve under helped harnesses", "runbook, review (a gate)",
                                          "re-solve under the plain one", "strip guidance, SFT the actor"]),
-    ("RPR-1", "Recursive Policy Refinement", ["critic warm-up (actor frozen)", "4 critic-only calibrations",
+    ("RPR-1", "Recursive Policy Refinement", ["critic warm-up (actor frozen)", "critic-only steps (paper 4, kit 1)",
                                               "joint PPO: TB-GAE, SPR,", "ratio clip [0.7, 6.0]"]),
     ("RSR-2", "Self-Rewrite again", ["the same, by RPR-1's actor", "(the critic is left alone)"]),
     ("RPR-2", "Refinement again", ["the same, with RPR-1's critic", "and a 5x lower actor rate"]),
