@@ -24,6 +24,8 @@ from ..records import read_json
 
 CRITIC = "critic"
 ACTOR = "actor"
+REFERENCE = "reference"
+"""A frozen copy of the actor a refinement stage started from (`add_reference`), for `RPRConfig.ref_kl`."""
 
 
 @contextmanager
@@ -85,6 +87,31 @@ def add_critic(policy, *, r: int | None = None, alpha: int | None = None, seed: 
     return policy
 
 
+def add_reference(policy, init: str):
+    """Attach a frozen copy of the stage's incoming actor as adapter REFERENCE: the saved adapter in directory
+    `init`, or for 'base' a fresh adapter (LoRA's B starts at 0, so it computes the base model). Its weights are
+    never trainable (`set_trainable` frees only the actor's and the critic's); returns the policy."""
+    from peft import LoraConfig
+
+    from .model import quiet_peft
+
+    if REFERENCE in policy.adapters:
+        raise ValueError("the policy already has a reference")
+    cfg = policy.config
+    with quiet_peft():
+        if init == "base":
+            policy.model.add_adapter(REFERENCE, LoraConfig(r=cfg.lora_r, lora_alpha=cfg.lora_alpha, lora_dropout=0.0,
+                                                           target_modules=cfg.target_modules, task_type="CAUSAL_LM"))
+        else:
+            policy.model.load_adapter(str(init), adapter_name=REFERENCE, is_trainable=False)
+    for n, p in policy.model.named_parameters():
+        if f".{REFERENCE}." in n:
+            p.requires_grad_(False)
+    policy.adapters.append(REFERENCE)
+    policy.model.base_model.set_adapter(ACTOR)
+    return policy
+
+
 def critic_parameters(policy) -> list:
     return [p for n, p in policy.model.named_parameters() if "lora_" in n and f".{CRITIC}." in n] + \
         list(policy.value_head.parameters())
@@ -114,8 +141,9 @@ def values(policy, input_ids, attention_mask):
     return policy.value_head(out.hidden_states[-1].float()).squeeze(-1).float()
 
 
-def token_logprobs(policy, input_ids, attention_mask, temperature: float = 1.0, only=None):
-    """[B, T] log-probability of each token under the actor given the tokens before it (0 at position 0).
+def token_logprobs(policy, input_ids, attention_mask, temperature: float = 1.0, only=None, adapter: str = ACTOR):
+    """[B, T] log-probability of each token under the actor (or another adapter: `adapter`) given the tokens before
+    it (0 at position 0).
 
     `only` ([B, T], 1 where a log-probability is wanted, e.g. the action mask): the vocabulary
     projection and softmax run only on the columns some row needs, and every other entry is 0.
@@ -130,7 +158,7 @@ def token_logprobs(policy, input_ids, attention_mask, temperature: float = 1.0, 
     out = torch.zeros(input_ids.shape, dtype=torch.float32, device=input_ids.device)
     if T < 2 or targets.numel() == 0:
         return out
-    with using_adapter(policy.model, ACTOR):
+    with using_adapter(policy.model, adapter):
         logits = policy.model(input_ids=input_ids, attention_mask=attention_mask, logits_to_keep=targets - 1).logits
     logits = logits.float()
     if temperature != 1.0:

@@ -114,6 +114,12 @@ class RPRConfig:
     """With `gradient_checkpointing` off, a minibatch whose padded size (rows x its widest episode) passes this
     many tokens is checkpointed anyway, so that one long episode cannot take a step past a laptop's memory
     (`rpr.update.checkpointed`; measured in docs/experiments.md). 0: never."""
+    ref_kl: float = 0.0
+    """Weight of a KL penalty to the actor the stage started from (`init`, kept frozen beside the actor:
+    `policy.critic.add_reference`): beta * KL(pi || pi_init) per action token (the k3 estimate
+    exp(d) - 1 - d, d = log pi_init - log pi, as verl's `low_var_kl`), added to the policy loss. 0 (the paper's):
+    none. It holds the kinds the batches seldom draw where the incoming checkpoint had them, against the forgetting
+    measured in docs/experiments.md; `kl/ref` (under the training forward) and `kl/ref_before` are logged."""
     max_grad_norm: float = 1.0
     """Global gradient-norm clip, per optimizer."""
     seed: int = 0
@@ -186,6 +192,8 @@ class RPRConfig:
                 raise ValueError(f"RPRConfig.warmup_tasks / calibration_steps: {self.warmup_tasks} / "
                                  f"{self.calibration_steps}; the estimator {self.estimator!r} has no critic to warm "
                                  "up, so both must be 0")
+        if self.ref_kl < 0:
+            raise ValueError(f"RPRConfig.ref_kl: {self.ref_kl} is negative")
         if self.rollout_correction not in ROLLOUT_CORRECTION:
             raise ValueError(f"RPRConfig.rollout_correction: {self.rollout_correction!r} is not one of "
                              f"{', '.join(ROLLOUT_CORRECTION)}")

@@ -263,6 +263,10 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
             last = done[-1].path if done else None
             state["policy"] = load_actor_critic(str(last / "actor") if last else cfg.init,
                                                 str(last / "critic") if last else cfg.critic_from, cfg.model, cfg.dtype)
+            if cfg.ref_kl:  # the reference is the stage's incoming actor, also when it resumes from a later step
+                from ..policy.critic import add_reference
+
+                add_reference(state["policy"], cfg.init)
             state["optims"] = make_optimizers(state["policy"], cfg)
             if last is not None:
                 load_optimizers(state["optims"], last, 0, 1)

@@ -187,6 +187,8 @@ class Targets:
     adv: "torch.Tensor"
     ret: "torch.Tensor"
     is_w: "torch.Tensor | None" = None
+    ref_lp: "torch.Tensor | None" = None
+    """The incoming actor's log-probabilities (`RPRConfig.ref_kl`), None where there is no KL penalty."""
 
 
 def device_batch(policy, trajs: list[Trajectory], cfg: "RPRConfig") -> DeviceBatch:
@@ -219,6 +221,34 @@ def old_pass(policy, batch: DeviceBatch, train_actor: bool, critic: bool = True)
             if train_actor:
                 old_lp[mb, :w] = token_logprobs(policy, ids[mb, :w], att[mb, :w], only=mask[mb, :w])
     return old_v, old_lp
+
+
+def reference_pass(policy, batch: DeviceBatch):
+    """[B, T] log-probabilities of the action tokens under the frozen incoming actor (`policy.critic.REFERENCE`)."""
+    import torch
+
+    from ..policy.critic import REFERENCE, token_logprobs
+
+    ids, att, mask = batch.ids, batch.att, batch.mask
+    ref = torch.zeros(ids.shape, device=ids.device)
+    with torch.no_grad():
+        for mb, w in batch.groups:
+            ref[mb, :w] = token_logprobs(policy, ids[mb, :w], att[mb, :w], only=mask[mb, :w], adapter=REFERENCE)
+    return ref
+
+
+def reference_kl(lp, ref_lp, mask):
+    """KL(pi || pi_ref) per action token by the k3 estimate exp(d) - 1 - d, d = ref_lp - lp (non-negative, unbiased
+    for tokens sampled from pi), averaged over the action tokens.
+
+    >>> import torch
+    >>> round(float(reference_kl(torch.tensor([[0.0, -1.0]]), torch.tensor([[0.0, -2.0]]), torch.tensor([[0, 1]]))), 4)
+    0.3679
+    """
+    from ..algos.ppo import masked_mean
+
+    d = (ref_lp - lp) * mask
+    return masked_mean(d.exp() - 1 - d, mask)
 
 
 def before_update_metrics(batch: DeviceBatch, old_v, old_lp, ret) -> dict:
@@ -285,6 +315,10 @@ def minibatch_backward(policy, batch: DeviceBatch, mb, w: int, targets: Targets,
             loss, stats = ppo_loss(lp, targets.old_lp[sl], targets.adv[sl], v.detach(), ret, mask,
                                    replace(cfg.ppo, whiten_advantages=False),
                                    is_weights=None if targets.is_w is None else targets.is_w[sl])
+            if targets.ref_lp is not None:
+                kl = reference_kl(lp, targets.ref_lp[sl], mask)
+                loss = loss + cfg.ref_kl * kl
+                stats["kl/ref"] = float(kl.detach())
             (share * loss).backward()  # v is detached: this reaches the actor only
     return stats
 
@@ -367,7 +401,11 @@ def update(policy, trajs: list[Trajectory], cfg: "RPRConfig", optims: dict, *, t
         on = rollout_correction(cfg, trajs)
         row.update({**tis, "tis/on": float(on)})
         is_w = w if on else None
-    targets = Targets(old_lp, adv, ret, is_w)
+    ref_lp = None
+    if train_actor and cfg.ref_kl:
+        ref_lp = reference_pass(policy, batch)
+        row["kl/ref_before"] = float(reference_kl(old_lp, ref_lp, batch.mask))
+    targets = Targets(old_lp, adv, ret, is_w, ref_lp)
     stats = []
     with training(policy, actor=train_actor):
         for epoch in range(epochs or cfg.ppo_epochs):

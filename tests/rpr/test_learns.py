@@ -121,20 +121,28 @@ ESTIMATORS = ["tb_gae", "rloo", "grpo"]
 the batch is one group)."""
 
 
-def train(model_dir, rewards: list[float], estimator: str = "tb_gae") -> tuple[torch.Tensor, torch.Tensor]:
+def train(model_dir, rewards: list[float], estimator: str = "tb_gae", ref_kl: float = 0.0,
+          rows: list | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """The candidates' probabilities (`p_words`) before and after UPDATES joint updates on `rewards`, with a
-    fresh actor and critic loaded as the stage loads them."""
+    fresh actor and critic loaded as the stage loads them (and, with `ref_kl`, the frozen reference it adds);
+    each update's metrics appended to `rows`."""
+    from rsi_lite.policy.critic import add_reference
+
     policy = load_actor_critic("base", None, model=str(model_dir))
+    if ref_kl:
+        add_reference(policy, "base")
     group = {} if estimator == "tb_gae" else {"rollouts_per_task": len(rewards), "warmup_tasks": 0,
                                               "calibration_steps": 0}
     cfg = RPRConfig(reward="s", actor_lr=ACTOR_LR, critic_lr=CRITIC_LR, minibatch=len(rewards), accumulate=0,
-                    gradient_checkpointing=False, estimator=estimator, **group)
+                    gradient_checkpointing=False, estimator=estimator, ref_kl=ref_kl, **group)
     optims = make_optimizers(policy, cfg)
     before = p_words(policy)
     for k in range(UPDATES):
         trajs = episodes(policy, rewards)
         init_value_bias(policy, trajs, cfg.reward)  # as the stage does: a fresh critic starts at the mean reward
-        update(policy, trajs, cfg, optims, train_actor=True, step=k)
+        row = update(policy, trajs, cfg, optims, train_actor=True, step=k)
+        if rows is not None:
+            rows.append(row)
     return before, p_words(policy)
 
 
@@ -152,3 +160,15 @@ def test_rewards_that_ignore_the_action_teach_nothing(model_dir, estimator):
     before, after = train(model_dir, shuffled_rewards(), estimator)
     start, share = float(before[0] / before.sum()), float(after[0] / after.sum())
     assert share < start + CONTROL_RISE, f"share of the once-rewarded word {start:.3f} -> {share:.3f}"
+
+
+def test_a_kl_penalty_to_the_incoming_actor_holds_the_actor_back(model_dir):
+    """`RPRConfig.ref_kl`: the same updates with a strong penalty to the frozen incoming actor move the rewarded
+    word's share less, the KL starts at 0 (the actor is its reference at the first update) and grows after."""
+    before, free = train(model_dir, real_rewards())
+    rows = []
+    _, held = train(model_dir, real_rewards(), ref_kl=5.0, rows=rows)
+    start = float(before[0] / before.sum())
+    assert float(held[0] / held.sum()) - start < 0.5 * (float(free[0] / free.sum()) - start), (before, free, held)
+    assert rows[0]["kl/ref_before"] == pytest.approx(0.0, abs=1e-6) and rows[-1]["kl/ref_before"] > 1e-4
+    assert all("kl/ref" in r for r in rows)
