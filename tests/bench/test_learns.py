@@ -78,8 +78,8 @@ def test_the_committed_config_loads_and_gives_both_methods_the_same_episodes():
         c = RPRConfig.from_dict(m)
         return sum(c.batch_tasks * (1 if phase == "warmup" else c.rollouts_per_task) for phase, _ in schedule(c))
 
-    assert set(cfg.methods) == {"ppo", "grpo"}
-    assert episodes(cfg.methods["ppo"]) == episodes(cfg.methods["grpo"])
+    assert {"ppo", "grpo"} <= set(cfg.methods)
+    assert len({episodes(m) for m in cfg.methods.values()}) == 1  # every method on the same budget of episodes
     assert cfg.temperatures[0] == cfg.rollout["temperature"]  # the first measurement is at the training temperature
 
 
