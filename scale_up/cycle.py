@@ -14,7 +14,7 @@ its start: verl's own `trainer.resume_mode: auto` then resumes that job from its
            merge     verl's model merger on the newest step's actor                     -> RUN/verl/rsr-N/merged/
            export    the adapter into rsr-N/checkpoint/, verl's SFT metrics into rsr-N/sft.json
            finish    the kit's `run_rsr` again: it finds the checkpoint, writes funnel.json and DONE
-    RPR-N  warmup    (cycle one) the critic warm-up, configs/rsi_critic_warmup.yaml     -> RUN/verl/rpr-1-warmup/
+    RPR-N  warmup    (cycle one) the critic warm-up, rsi_27b + WARMUP_OVERRIDES            -> RUN/verl/rpr-1-warmup/
            ppo       verl's PPO with the kit's TB-GAE (configs/rsi_27b.yaml) from rsr-N's adapter, the critic
                      inherited from the warm-up (cycle one) or from RPR-(N-1) (`trainer.rsi_critic_from`)
            merge     as above                                                           -> RUN/verl/rpr-N/merged/
@@ -104,6 +104,15 @@ class Job:
 
 # ---------------------------------------------------------------- the jobs
 
+WARMUP_OVERRIDES = ["trainer.critic_warmup=1000000000", "trainer.total_epochs=1", "trainer.rsi_critic_from=null"]
+"""The critic warm-up as its own verl phase over rsi_27b.yaml (the paper: one epoch of the warm-up tasks with the
+RSR-1 actor frozen, the critic learning values; RPR-1 then inherits this critic and runs its critic-only steps):
+verl updates the actor once critic_warmup <= step, so out of reach it never does; one pass; a fresh critic.
+Overrides, not a config file: Hydra takes `hydra.searchpath` (which rsi_27b.yaml needs for verl's defaults) only
+from the primary config, so a file that included rsi_27b could not be composed
+(tests/scale_up/test_config.py composes rsi_27b with these and runs verl's checks)."""
+
+
 def _verl_ppo(cfg: CycleConfig, config_name: str, experiment: str, overrides: list[str]) -> list[str]:
     common = [f"--config-name={config_name}", f"trainer.experiment_name={experiment}",
               f"actor_rollout_ref.model.path={cfg.model}", *overrides, *cfg.overrides]
@@ -148,8 +157,9 @@ def rpr_jobs(cfg: CycleConfig, cycle: int) -> list[Job]:
     jobs = []
     if cycle == 1:
         warm = f"{run}/verl/rpr-1-warmup"
-        jobs.append(Job(phase, "warmup", _verl_ppo(cfg, "rsi_critic_warmup", "rpr-1-warmup",
-                                                   [actor, f"data.train_files={cfg.warmup_files}"]), "cluster", warm))
+        jobs.append(Job(phase, "warmup", _verl_ppo(cfg, "rsi_27b", "rpr-1-warmup",
+                                                   [actor, f"data.train_files={cfg.warmup_files}", *WARMUP_OVERRIDES]),
+                        "cluster", warm))
         critic = warm
     else:
         critic = f"{run}/verl/rpr-{cycle - 1}"

@@ -70,7 +70,8 @@ def _trainer_class():
                       "extra_fields"]
             data = tq.kv_batch_get(keys=batch.keys, partition_id=batch.partition_id, select_fields=fields)
             extra = data.pop("extra_fields") if "extra_fields" in data.keys() else None
-            write_trajectories(self.config.trainer.get("rsi_trajectory_dir", None), self.global_steps, extra)
+            trainer_cfg = self.config.get("trainer", None) or {}
+            write_trajectories(trainer_cfg.get("rsi_trajectory_dir", None), getattr(self, "global_steps", 0), extra)
             response_mask = data["response_mask"]
             data = DataProto(batch=data.to_padded_tensor())
             data.batch["token_level_rewards"] = data.batch["rm_scores"]

@@ -130,13 +130,16 @@ def _differences(a, b, where=""):
 
 
 def test_the_critic_warmup_is_its_own_phase_over_the_same_config(cfg, target_model_dir):
-    """configs/rsi_critic_warmup.yaml: verl's own checks pass, the actor never updates in it (verl updates the
+    """The warm-up (rsi_27b.yaml with `scale_up.cycle.WARMUP_OVERRIDES`): verl's own checks pass, the actor never updates in it (verl updates the
     actor once critic_warmup <= step), one pass over the warm-up tasks, and nothing else differs from rsi_27b."""
     from omegaconf import OmegaConf
     from verl.trainer.ppo.utils import need_critic, need_reference_policy
     from verl.utils.config import validate_config
 
-    warm = _compose("rsi_critic_warmup", f"actor_rollout_ref.model.path={target_model_dir}")
+    from scale_up.cycle import WARMUP_OVERRIDES
+
+    warm = _compose("rsi_27b", f"actor_rollout_ref.model.path={target_model_dir}", *WARMUP_OVERRIDES,
+                    "trainer.experiment_name=rpr-1-warmup", "data.train_files=tasks/warmup.parquet")
     checked = OmegaConf.merge(warm, {"actor_rollout_ref": {"rollout": {"name": "sglang"}}})  # as above: no vLLM
     validate_config(checked, use_reference_policy=need_reference_policy(warm), use_critic=need_critic(warm))
     assert need_critic(warm) and warm.trainer.total_epochs == 1 and not warm.trainer.rsi_critic_from

@@ -108,7 +108,8 @@ def test_the_cycle_runs_its_jobs_in_order_and_exports_a_run_the_kit_reads(tmp_pa
     assert "actor_rollout_ref.actor.optim.lr=1e-06" in argv["rpr-2/ppo"]
     assert not any("optim.lr" in a for a in argv["rpr-1/ppo"])
     assert f"actor_rollout_ref.model.lora_adapter_path={run}/rsr-2/checkpoint" in argv["rpr-2/ppo"]
-    assert "--config-name=rsi_critic_warmup" in argv["rpr-1/warmup"] and "rpr-2/warmup" not in argv
+    assert "--config-name=rsi_27b" in argv["rpr-1/warmup"] and "trainer.critic_warmup=1000000000" in argv["rpr-1/warmup"]
+    assert "rpr-2/warmup" not in argv
     assert f"model.lora_adapter_path={run}/rpr-1/actor" in argv["rsr-2/sft"]
 
     # the kit's layout: every phase finished, checkpoints where `rsi-lite eval` and the next stage look
