@@ -33,6 +33,7 @@ from dataclasses import dataclass, fields, replace
 from rsi_lite.algos.rewards import DEFAULT_DIVISOR, REWARDS, compute_reward
 from rsi_lite.harness.harnesses import HarnessState, make_harness
 from rsi_lite.harness.messages import Message
+from rsi_lite.rollout.engine import RolloutConfig
 from rsi_lite.rollout.trajectory import TokenStream, Trajectory, stop_token_ids
 from rsi_lite.sandbox import SandboxError, SandboxLimits, make_sandbox
 from rsi_lite.tasks.task import load_task
@@ -40,32 +41,34 @@ from rsi_lite.verify.verifier import VerifierReport, verify_sandbox
 
 from .estimator import TURN_REWARDS
 
+VERL_OWNS = ("temperature", "top_p", "workers", "batch_size", "open_episodes", "page_size", "engine",
+             "generation_backend", "compute_type", "stop_after_block")
+"""`RolloutConfig` fields verl decides here (sampling: `actor_rollout_ref.rollout`; batching and serving: verl's
+servers): an `rsi` section that names one is refused rather than silently ignored."""
+
 
 @dataclass
-class RSIEpisodeConfig:
-    """How an episode runs: the fields of the kit's `RolloutConfig` that an episode reads, same meanings."""
+class RSIEpisodeConfig(RolloutConfig):
+    """How an episode runs: the kit's `RolloutConfig`, same fields and meanings (harness, action format, turn and
+    token limits, context budget, observation size, command timeout, sandbox backend, verifier mode,
+    verify_turns, the run's seed: each episode's own comes from it, `episode_seed`), except those in `VERL_OWNS`,
+    which are verl's; and two of its own."""
 
-    harness: str = "plain"
-    action_format: str = "bash"
-    max_turns: int = 6
-    max_new_tokens: int = 96
-    context_budget: int = 2048
-    observation_chars: int = 1500
-    command_timeout: float = 20.0
-    backend: str = "auto"
-    verifier_mode: str = "fresh"
-    verify_turns: bool = False
     reward: str = "spr"
     """The reward verl trains on (`reward_score`): a key of `rsi_lite.algos.rewards.REWARDS`."""
-    seed: int = 0
-    """The run's seed; each episode's own comes from it (`episode_seed`)."""
     policy: str = "verl"
     """The name the trajectory records as its policy."""
 
     @classmethod
     def from_config(cls, section) -> "RSIEpisodeConfig":
         section = dict(section or {})
-        return cls(**{f.name: section[f.name] for f in fields(cls) if f.name in section})
+        theirs = sorted(set(section) & set(VERL_OWNS))
+        if theirs:
+            raise ValueError(f"rsi.{', rsi.'.join(theirs)}: verl's to set (actor_rollout_ref.rollout), not the episode's")
+        unknown = sorted(set(section) - {f.name for f in fields(cls)})
+        if unknown:
+            raise ValueError(f"rsi.{', rsi.'.join(unknown)}: not a field of RSIEpisodeConfig (RolloutConfig's)")
+        return cls(**section)
 
     def for_row(self, info: dict) -> "RSIEpisodeConfig":
         """This config with a dataset row's own `harness` and `max_turns` where the row names them

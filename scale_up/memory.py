@@ -23,7 +23,13 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from .settings import at
+
 GB = 1e9
+TARGET = {"hidden_size": 5120, "intermediate_size": 22016, "num_hidden_layers": 64, "num_attention_heads": 40,
+          "num_key_value_heads": 8, "vocab_size": 152064, "max_position_embeddings": 262144,
+          "tie_word_embeddings": False, "model_type": "qwen2"}
+"""The target architecture of configs/rsi_27b.yaml (a dense Qwen-family 27B): its config.json's fields."""
 BYTES = {"bf16": 2, "bfloat16": 2, "fp16": 2, "float16": 2, "fp32": 4, "float32": 4}
 
 
@@ -65,19 +71,20 @@ class Arch:
 
 
 def plan(cfg, arch: Arch, gpu_gb: float) -> dict:
-    """Per-GPU gigabytes of each phase (see the module docstring); `cfg` the composed verl config."""
-    a, c, r = cfg.actor_rollout_ref.actor, cfg.critic, cfg.actor_rollout_ref.rollout
-    W = cfg.trainer.nnodes * cfg.trainer.n_gpus_per_node
+    """Per-GPU gigabytes of each phase (see the module docstring); `cfg` the composed verl config, or the
+    config file read without verl (`scale_up.settings.read_config`: the same values)."""
+    a, c, r = at(cfg, "actor_rollout_ref.actor"), at(cfg, "critic"), at(cfg, "actor_rollout_ref.rollout")
+    W = at(cfg, "trainer.nnodes") * at(cfg, "trainer.n_gpus_per_node")
     P, L, h, i, V = arch.params(), arch.layers, arch.hidden, arch.intermediate, arch.vocab
-    rank = cfg.actor_rollout_ref.model.lora_rank
+    rank = at(cfg, "actor_rollout_ref.model.lora_rank")
     T = arch.lora_params(rank) if rank > 0 else 0
-    base_bytes = BYTES[str(a.fsdp_config.get("model_dtype", "fp32"))]
+    base_bytes = BYTES[str(at(a, "fsdp_config.model_dtype", "fp32"))]
     actor_states = (P * base_bytes + 16 * T) / W if rank > 0 else 16 * P / W
-    critic_states = 16 * P / W if cfg.critic.model.lora_rank == 0 else (P * 2 + 16 * arch.lora_params(
-        cfg.critic.model.lora_rank)) / W
+    critic_rank = at(c, "model.lora_rank", 0)
+    critic_states = 16 * P / W if critic_rank == 0 else (P * 2 + 16 * arch.lora_params(critic_rank)) / W
 
     def activations(section, vocab_head: bool) -> float:
-        s = section.ppo_max_token_len_per_gpu  # tokens per GPU after the Ulysses split
+        s = at(section, "ppo_max_token_len_per_gpu")  # tokens per GPU after the Ulysses split
         layer_inputs = L * s * h * 2
         working = s * (12 * h + 6 * i) * 2
         gathered = 2 * arch.layer_params() * 2
@@ -85,9 +92,9 @@ def plan(cfg, arch: Arch, gpu_gb: float) -> dict:
         logits = s * V * (2 + 4) if vocab_head and not fused else 0
         return (layer_inputs + working + gathered + logits) / GB
 
-    fused = bool(cfg.actor_rollout_ref.model.get("use_fused_kernels", False))
-    t = r.tensor_model_parallel_size
-    rollout = {"vllm_weights": 2 * P / t / GB, "vllm_total": r.gpu_memory_utilization * gpu_gb}
+    fused = bool(at(cfg, "actor_rollout_ref.model.use_fused_kernels", False))
+    t = at(r, "tensor_model_parallel_size")
+    rollout = {"vllm_weights": 2 * P / t / GB, "vllm_total": at(r, "gpu_memory_utilization") * gpu_gb}
     kv_per_token = 2 * L * arch.kv_dim * 2  # K and V, bf16, per token, one replica
     rollout["kv_cache_tokens_per_replica"] = int(max(0.0, rollout["vllm_total"] - rollout["vllm_weights"]) * GB * t
                                                  / kv_per_token)
@@ -97,8 +104,8 @@ def plan(cfg, arch: Arch, gpu_gb: float) -> dict:
         "actor_states_gb": actor_states / GB, "critic_states_gb": critic_states / GB,
         "actor_train_gb": states + activations(a, True), "critic_train_gb": states + activations(c, False),
         "rollout_gb": states + rollout["vllm_total"], **rollout,
-        "tokens_per_micro_batch": a.ppo_max_token_len_per_gpu * a.ulysses_sequence_parallel_size,
-        "context": r.prompt_length + r.response_length,
+        "tokens_per_micro_batch": at(a, "ppo_max_token_len_per_gpu") * at(a, "ulysses_sequence_parallel_size"),
+        "context": at(r, "prompt_length") + at(r, "response_length"),
     }
     out["fits"] = max(out["actor_train_gb"], out["critic_train_gb"], out["rollout_gb"]) <= gpu_gb
     return out

@@ -70,6 +70,8 @@ def _trainer_class():
                       "extra_fields"]
             data = tq.kv_batch_get(keys=batch.keys, partition_id=batch.partition_id, select_fields=fields)
             extra = data.pop("extra_fields") if "extra_fields" in data.keys() else None
+            trainer_cfg = self.config.get("trainer", None) or {}
+            write_trajectories(trainer_cfg.get("rsi_trajectory_dir", None), getattr(self, "global_steps", 0), extra)
             response_mask = data["response_mask"]
             data = DataProto(batch=data.to_padded_tensor())
             data.batch["token_level_rewards"] = data.batch["rm_scores"]
@@ -102,9 +104,34 @@ def _trainer_class():
     return TBGAETrainer
 
 
+def write_trajectories(directory, step: int, extra_fields) -> str | None:
+    """The step's episodes as the kit's trajectories, one JSON line each (the agent loop's `rsi_trajectory`
+    extra field), in `directory/step-KKK.jsonl`, written beside and renamed; nothing without a directory."""
+    lines = [e["rsi_trajectory"] for e in _extra(extra_fields) if e.get("rsi_trajectory")]
+    if not directory or not lines:
+        return None
+    os.makedirs(directory, exist_ok=True)
+    path = os.path.join(directory, f"step-{int(step):03d}.jsonl")
+    with open(path + ".tmp", "w") as f:
+        f.write("".join(line.rstrip("\n") + "\n" for line in lines))
+    os.replace(path + ".tmp", path)
+    return path
+
+
+def latest_step_dir(source: str) -> str:
+    """`source` itself, or where it is a verl run's `default_local_dir` (holding verl's
+    latest_checkpointed_iteration.txt), its newest `global_step_N`."""
+    marker = os.path.join(source, "latest_checkpointed_iteration.txt")
+    if os.path.isfile(marker):
+        with open(marker) as f:
+            return os.path.join(source, f"global_step_{int(f.read().strip())}")
+    return source
+
+
 def inherited_critic_path(source: str) -> str:
-    """The critic directory of a verl checkpoint: `source` is a `global_step_N` directory or its `critic/`."""
-    source = os.path.abspath(source)
+    """The critic directory of a verl checkpoint: `source` is a `global_step_N` directory or its `critic/`, or
+    a verl run's `default_local_dir` (its newest step's)."""
+    source = latest_step_dir(os.path.abspath(source))
     path = source if os.path.basename(source) == "critic" else os.path.join(source, "critic")
     if not os.path.isdir(path):
         raise FileNotFoundError(f"trainer.rsi_critic_from: no critic checkpoint at {path}")

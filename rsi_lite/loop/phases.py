@@ -166,8 +166,8 @@ def val_key(doc: dict) -> tuple[float, float]:
 
 class LocalStages:
     """Runs every stage in this process (the laptop): `Loop` calls these three methods, and another runner may
-    offer the same three on the same files. At scale the phases run as verl jobs instead (scale_up/README.md;
-    the retired `scale_up.launch.DistributedStages` was such a runner)."""
+    offer the same three on the same files. At scale the phases run as verl jobs instead (`python -m
+    scale_up.cycle`, scale_up/README.md), on the same run-directory files."""
 
     def rsr(self, run: Path, cycle: int, cfg: RSRConfig, progress: bool):
         return run_rsr(run, cycle, cfg, progress=progress)

@@ -23,9 +23,8 @@ def load_actor(init: str, quantization: str = "lora", model: str = BUNDLED, dtyp
     return load_policy(cfg, adapter_path=init)
 
 
-def save_actor(policy, path: Path, state_dict: dict | None = None) -> Path:
-    """Save the actor adapter so that `path/adapter_config.json` exists (written to a temp dir, then renamed).
-    `state_dict`: the model's full state dict when the live one is sharded."""
+def save_actor(policy, path: Path) -> Path:
+    """Save the actor adapter so that `path/adapter_config.json` exists (written to a temp dir, then renamed)."""
     from .model import save_adapter
 
-    return save_adapter(policy, "actor", path, state_dict=state_dict)
+    return save_adapter(policy, "actor", path)

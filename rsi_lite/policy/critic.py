@@ -168,15 +168,14 @@ def token_logprobs(policy, input_ids, attention_mask, temperature: float = 1.0, 
     return out if only is None else out * want
 
 
-def save_critic(policy, path: Path, state_dict: dict | None = None, head_state: dict | None = None) -> Path:
-    """The critic adapter and value head in `path` (written to a temp dir, then renamed). `state_dict` and
-    `head_state`: full state dicts when the live modules are sharded (see `model.save_adapter`)."""
+def save_critic(policy, path: Path) -> Path:
+    """The critic adapter and value head in `path` (written to a temp dir, then renamed)."""
     import torch
 
     from .model import save_adapter
 
     def head(d: Path) -> None:
-        torch.save(head_state if head_state is not None else policy.value_head.state_dict(), d / "value_head.pt")
+        torch.save(policy.value_head.state_dict(), d / "value_head.pt")
         (d / "critic.json").write_text(json.dumps({"hidden_size": policy.value_head.in_features}) + "\n")
 
-    return save_adapter(policy, CRITIC, path, head, state_dict=state_dict)
+    return save_adapter(policy, CRITIC, path, head)

@@ -282,15 +282,13 @@ def _load_policy(cfg: PolicyConfig | None, adapter_path) -> Policy:
     return Policy(model, tok, cfg, ["actor"])
 
 
-def save_adapter(policy, name: str, path: Path, write_extra=None, state_dict: dict | None = None) -> Path:
+def save_adapter(policy, name: str, path: Path, write_extra=None) -> Path:
     """Save adapter `name` so that `path/adapter_config.json` exists: written to a temp dir (with whatever
-    `write_extra(dir)` adds), then renamed, so a reader never sees half an adapter. `state_dict`: the model's
-    full state dict when the live one is sharded (FSDP2: gathered with `get_model_state_dict`)."""
+    `write_extra(dir)` adds), then renamed, so a reader never sees half an adapter."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=path.name + ".tmp"))
-    extra = {"state_dict": state_dict} if state_dict is not None else {}
-    policy.model.save_pretrained(str(tmp), selected_adapters=[name], **extra)
+    policy.model.save_pretrained(str(tmp), selected_adapters=[name])
     src = tmp / name if (tmp / name / "adapter_config.json").is_file() else tmp
     if write_extra is not None:
         write_extra(src)

@@ -106,33 +106,33 @@ def prune_old_steps(d: Path, keep: int = 2) -> None:
 # ---------------------------------------------------------------- one step, written once
 #
 # `run_rpr` runs a step with these two functions, the rollouts first and the update second, so that a step
-# killed between them resumes at its update (`update_step`'s `share`, `reduce` and `full_state` let a sharded
-# trainer call it on each rank; at scale the kit runs on verl instead, scale_up/README.md). The files:
+# killed between them resumes at its update (one process; at scale the kit runs on verl, scale_up/README.md).
+# The files:
 #   step-K/rollouts.jsonl, rollout.json      the batch's episodes and how they were drawn (rollouts.jsonl last:
-#                                            its presence means the rollouts are whole; a shard of nodes writes
-#                                            rollouts.part-I-of-N.jsonl, merged by the driver)
-#   step-K/actor/, critic/, optim-rank{R}.pt, world.json, metrics.json, trajectories.jsonl, DONE   the update
+#                                            its presence means the rollouts are whole)
+#   step-K/actor/, critic/, optim-rank0.pt, world.json, metrics.json, trajectories.jsonl, DONE   the update
+#                                            (the optimizer file and world.json keep the names sharded runs of
+#                                            earlier versions wrote, so their run directories still resume)
 # A step is finished once its DONE exists. Killed after its rollouts, a step resumes at the update, from the
 # previous step's weights (the rollouts' own); killed before, it rolls out again.
 
 def roll_out_step(policy, cfg: RPRConfig, tasks, d: Path, k: int, divisors: dict, *, name: str, kinds=None,
-                  rollout: RolloutConfig | None = None, shard: int = 0, shards: int = 1, progress: bool = False) -> None:
-    """Step k's batch (`step_jobs`: the batch rule reads the earlier steps' verdicts in d), this shard's share of
-    it (items shard, shard + shards, ...) rolled out by `policy`, written to d/step-K."""
+                  rollout: RolloutConfig | None = None, progress: bool = False) -> None:
+    """Step k's batch (`step_jobs`: the batch rule reads the earlier steps' verdicts in d) rolled out by
+    `policy`, written to d/step-K."""
     from ..records import write_json_atomic
 
     step = StageDir(d).step(k).path
     phase, jobs, drew = step_jobs(cfg, tasks, d, k, kinds)
-    part = "" if shards == 1 else f".part-{shard}-of-{shards}"
     t0 = time.monotonic()
-    trajs = run_episodes(policy, jobs[shard::shards], rollout or step_rollout(cfg, k), policy_name=f"{name}:{k}",
+    trajs = run_episodes(policy, jobs, rollout or step_rollout(cfg, k), policy_name=f"{name}:{k}",
                          reward_divisors=divisors, progress=progress)
     if cfg.shadow_flags:
         flag_step(trajs, tasks, cfg, divisors)
     step.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(step / f"rollout{part}.json", {"rollout_s": round(time.monotonic() - t0, 1), "phase": phase,
-                                                     "batch": drew})
-    write_trajectories(trajs, step / f"rollouts{part}.jsonl")
+    write_json_atomic(step / "rollout.json", {"rollout_s": round(time.monotonic() - t0, 1), "phase": phase,
+                                              "batch": drew})
+    write_trajectories(trajs, step / "rollouts.jsonl")
 
 
 def flag_step(trajs: list, tasks, cfg: RPRConfig, divisors: dict) -> None:
@@ -149,13 +149,8 @@ def flag_step(trajs: list, tasks, cfg: RPRConfig, divisors: dict) -> None:
             t.rewards = {key: compute_reward(key, failed, divisor=divisors.get(t.family, DEFAULT_DIVISOR)) for key in t.rewards}
 
 
-def update_step(policy, optims: dict, cfg: RPRConfig, d: Path, k: int, *, rank: int = 0, world: int = 1,
-                share=None, reduce=None, full_state=None) -> dict:
-    """Step k's update on d/step-K/rollouts.jsonl, then its files (see above); return its metrics row.
-
-    Sharded (scale_up): `share(trajs)` is this rank's equal share, `reduce(x)` the mean of a float over the
-    ranks, `full_state(module)` a module's gathered state dict (collectives: every rank calls this function);
-    rank 0 writes the weights, each rank its optimizer shard. One process: the identities."""
+def update_step(policy, optims: dict, cfg: RPRConfig, d: Path, k: int) -> dict:
+    """Step k's update on d/step-K/rollouts.jsonl, then its files (see above); return its metrics row."""
     import shutil
 
     import torch
@@ -167,17 +162,12 @@ def update_step(policy, optims: dict, cfg: RPRConfig, d: Path, k: int, *, rank: 
     step = StageDir(d).step(k)
     trajs = read_trajectories(step / "rollouts.jsonl")
     info = step.read("rollout.json")
-    if len(trajs) < world:
-        raise ValueError(f"{step}/rollouts.jsonl: {len(trajs)} episodes cannot be shared by {world} ranks "
-                         "(batch_tasks and warmup_tasks must be at least the number of GPUs)")
     phase = schedule(cfg)[k][0]
-    bias = init_value_bias(policy, trajs, cfg.reward)  # the whole batch's mean: the same on every rank
+    bias = init_value_bias(policy, trajs, cfg.reward)
     t1 = time.monotonic()
     with CLOCK.phase("train/ppo"):
-        row = update(policy, share(trajs) if share else trajs, cfg, optims, train_actor=phase == "joint",
+        row = update(policy, trajs, cfg, optims, train_actor=phase == "joint",
                      epochs=cfg.warmup_epochs if phase == "warmup" else None, step=k)
-    if reduce is not None:
-        row = {key: reduce(v) if isinstance(v, float) else v for key, v in row.items()}
     if bias is not None:
         row["critic/bias_init"] = bias
     earlier = [s.read("metrics.json") for s in StageDir(d).finished()]
@@ -186,8 +176,8 @@ def update_step(policy, optims: dict, cfg: RPRConfig, d: Path, k: int, *, rank: 
     any_success = int(successes > 0)
     drew = info.get("batch", {})
     row.update({"step": k, "phase": phase, "rollout_s": info.get("rollout_s", 0.0),
-                "update_s": round(time.monotonic() - t1, 1), "world": world,
-                # the whole batch's, not this rank's share: only here, since `update` sees one rank's share
+                "update_s": round(time.monotonic() - t1, 1), "world": 1,
+                # the batch's figures have this one owner (`update` reports the losses, not these)
                 "success/mean": successes / len(trajs),
                 "reward/mean": sum(t.rewards[cfg.reward] for t in trajs) / len(trajs),
                 "tokens/generated": sum(t.tokens["generated"] for t in trajs),
@@ -197,19 +187,14 @@ def update_step(policy, optims: dict, cfg: RPRConfig, d: Path, k: int, *, rank: 
                 "batch/explore": drew.get("explore"), "batch/kinds": drew.get("kinds"), "success/any": any_success,
                 "success/batches_with_any": (sum(m.get("success/any", 0) for m in earlier) + any_success)
                 / (len(earlier) + 1)})
-    model_state = full_state(policy.model) if full_state else None
-    head_state = full_state(policy.value_head) if full_state else None
-    torch.save({name: o.state_dict() for name, o in optims.items()}, step / f"optim-rank{rank}.pt")
-    if world > 1:
-        torch.distributed.barrier()
-    if rank == 0:
-        save_actor(policy, step / "actor", state_dict=model_state)
-        save_critic(policy, step / "critic", state_dict=model_state, head_state=head_state)
-        shutil.copyfile(step / "rollouts.jsonl", step / "trajectories.jsonl")
-        step.write("world.json", {"world": world})
-        step.write("metrics.json", row)
-        step.mark_done()
-        prune_old_steps(d)
+    torch.save({name: o.state_dict() for name, o in optims.items()}, step / "optim-rank0.pt")
+    save_actor(policy, step / "actor")
+    save_critic(policy, step / "critic")
+    shutil.copyfile(step / "rollouts.jsonl", step / "trajectories.jsonl")
+    step.write("world.json", {"world": 1})
+    step.write("metrics.json", row)
+    step.mark_done()
+    prune_old_steps(d)
     return row
 
 

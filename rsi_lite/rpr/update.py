@@ -364,7 +364,7 @@ def update(policy, trajs: list[Trajectory], cfg: "RPRConfig", optims: dict, *, t
     or, for a critic-free estimator (`RPRConfig.uses_critic` False), from each task's group of episodes
     (`group_advantages`; no critic forward, loss or step); returns the update's metrics (losses, ratios,
     values). What the batch itself scored (`reward/mean`, `success/mean`, `tokens/generated`) is the stage's to
-    log (`rsi_lite.rpr.stage.update_step`): sharded, `trajs` is one rank's share and only the stage sees it whole.
+    log (`rsi_lite.rpr.stage.update_step`), the one owner of the batch's figures.
 
     In CleanRL's order: the batch's tensors, the old values and log-probabilities, the advantages, then per
     epoch the minibatches in a seeded order, their losses and the optimizer steps, and last the metrics.

@@ -59,9 +59,9 @@ def _changed(policy, before):
     return {n for n in now if not torch.equal(now[n], before[n])}
 
 
-def test_the_batch_figures_are_the_stages_and_cover_the_whole_batch_when_sharded(tok, tmp_path):
+def test_the_batch_figures_are_the_stages_and_cover_the_whole_batch(tok, tmp_path):
     """`reward/mean`, `success/mean` and `tokens/generated` have one owner, `update_step`, which reads the whole
-    batch; `update` sees one rank's share under scale_up, so it must not report them (they would be that share's)."""
+    batch from the step's files; `update` (the losses) does not report them."""
     from rsi_lite.rollout.trajectory import write_trajectories
     from rsi_lite.rpr.stage import update_step
 
@@ -75,7 +75,7 @@ def test_the_batch_figures_are_the_stages_and_cover_the_whole_batch_when_sharded
     step.mkdir()
     write_trajectories(trajs, step / "rollouts.jsonl")
     (step / "rollout.json").write_text(json.dumps({"rollout_s": 1.0, "phase": "calibration", "batch": {}}))
-    row = update_step(pol, make_optimizers(pol, cfg), cfg, tmp_path, 0, share=lambda xs: xs[:1])  # rank 0's share
+    row = update_step(pol, make_optimizers(pol, cfg), cfg, tmp_path, 0)
     assert row["reward/mean"] == pytest.approx(sum(t.rewards["spr"] for t in trajs) / 4)
     assert row["success/mean"] == 0.5 and row["tokens/generated"] == 18 * 3 + 30
 

@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from scale_up.memory import TARGET as MEMORY_TARGET
+
 REPO = Path(__file__).resolve().parents[2]
 
-# The target architecture of scale_up/configs/rsi_27b.yaml: a dense Qwen-family 27B
-TARGET = {"hidden_size": 5120, "intermediate_size": 22016, "num_hidden_layers": 64, "num_attention_heads": 40,
-          "num_key_value_heads": 8, "vocab_size": 152064, "max_position_embeddings": 262144,
-          "tie_word_embeddings": False}
+# The target architecture of scale_up/configs/rsi_27b.yaml: a dense Qwen-family 27B (its config.json's fields)
+TARGET = {k: v for k, v in MEMORY_TARGET.items() if k != "model_type"}
+
 
 def small_tokenizer(path):
     """A word-level tokenizer with ChatML's tokens and template (`scale_up.gpu_step.small_tokenizer`)."""

@@ -113,3 +113,84 @@ def test_verls_value_loss_with_these_settings_is_the_kits(cfg):
     assert float(got) == pytest.approx(float(value_loss(vpreds, ret, mask)), rel=1e-6)
     clipped, _ = compute_value_loss(vpreds, ret, values, mask, 0.5, "token-mean")  # verl's default clip
     assert float(clipped) != pytest.approx(float(got), rel=1e-3)
+
+
+def _compose(name, *overrides):
+    from hydra import compose, initialize_config_dir
+
+    with initialize_config_dir(config_dir=str(CONFIGS), version_base=None):
+        return compose(config_name=name, overrides=list(overrides))
+
+
+def _differences(a, b, where=""):
+    """The dotted paths where two plain nested dicts differ."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return {d for k in set(a) | set(b) for d in _differences(a.get(k), b.get(k), f"{where}.{k}".lstrip("."))}
+    return set() if a == b else {where}
+
+
+def test_the_critic_warmup_is_its_own_phase_over_the_same_config(cfg, target_model_dir):
+    """The warm-up (rsi_27b.yaml with `scale_up.cycle.WARMUP_OVERRIDES`): verl's own checks pass, the actor never updates in it (verl updates the
+    actor once critic_warmup <= step), one pass over the warm-up tasks, and nothing else differs from rsi_27b."""
+    from omegaconf import OmegaConf
+    from verl.trainer.ppo.utils import need_critic, need_reference_policy
+    from verl.utils.config import validate_config
+
+    from scale_up.cycle import WARMUP_OVERRIDES
+
+    warm = _compose("rsi_27b", f"actor_rollout_ref.model.path={target_model_dir}", *WARMUP_OVERRIDES,
+                    "trainer.experiment_name=rpr-1-warmup", "data.train_files=tasks/warmup.parquet")
+    checked = OmegaConf.merge(warm, {"actor_rollout_ref": {"rollout": {"name": "sglang"}}})  # as above: no vLLM
+    validate_config(checked, use_reference_policy=need_reference_policy(warm), use_critic=need_critic(warm))
+    assert need_critic(warm) and warm.trainer.total_epochs == 1 and not warm.trainer.rsi_critic_from
+    # a warm-up of any length a run could have never reaches the actor's first update
+    assert not [s for s in range(1, 100_000) if warm.trainer.critic_warmup <= s]
+    a = OmegaConf.to_container(cfg, resolve=False)
+    b = OmegaConf.to_container(warm, resolve=False)
+    assert _differences(a, b) == {"data.train_files", "trainer.critic_warmup", "trainer.total_epochs",
+                                  "trainer.experiment_name"}
+
+
+def test_the_sft_config_builds_verls_sft_parts_on_the_kits_dataset(target_model_dir, tmp_path):
+    """configs/rsi_sft.yaml over verl's sft_trainer_engine.yaml: verl's own dataclasses (model, engine, optimizer,
+    checkpoint: their checks run as they are built, as `SFTTrainer._build_config` builds them) accept it, and
+    verl's dataset factory given its data section builds the kit's `KitSFTDataset` on a dataset.jsonl."""
+    import json
+
+    from verl.trainer.sft_trainer import create_sft_dataset
+    from verl.utils.config import omega_conf_to_dataclass
+
+    from scale_up.sft_data import KitSFTDataset
+
+    path = tmp_path / "dataset.jsonl"
+    path.write_text("".join(json.dumps({"task": f"t{i}", "input_ids": [5, 6, 7, 8], "loss_mask": [0, 0, 1, 1]})
+                            + "\n" for i in range(3)))
+    sft = _compose("rsi_sft", f"model.path={target_model_dir}", f"data.train_files={path}")
+    model = omega_conf_to_dataclass(sft.model)
+    engine, optim = omega_conf_to_dataclass(sft.engine), omega_conf_to_dataclass(sft.optim)
+    omega_conf_to_dataclass(sft.checkpoint)
+    assert model.lora_rank == 64 and model.lora_alpha == 32 and engine.ulysses_sequence_parallel_size == 8
+    assert optim.lr == pytest.approx(2e-4) and sft.data.max_length == 262144
+    rpr = _compose("rsi_27b", f"actor_rollout_ref.model.path={target_model_dir}").actor_rollout_ref.model
+    # the SFT trains the adapter the RPR phases train: the same rank, alpha and target modules
+    assert (model.lora_rank, model.lora_alpha, model.target_modules) == (rpr.lora_rank, rpr.lora_alpha,
+                                                                          rpr.target_modules)
+    ds = create_sft_dataset(sft.data.train_files, sft.data, model.tokenizer, None)
+    assert isinstance(ds, KitSFTDataset) and len(ds) == 3
+    assert ds[0]["input_ids"].tolist() == [5, 6, 7, 8] and ds[0]["loss_mask"].tolist() == [0, 0, 1, 1]
+
+
+def test_the_episode_settings_are_the_kits_rollout_config(cfg):
+    """The `rsi` section is the kit's `RolloutConfig` (same fields and meanings) plus the reward and the policy
+    name; the fields verl decides (sampling, batching) are refused there rather than silently ignored."""
+    from rsi_lite.rollout.engine import RolloutConfig
+    from scale_up.agent_loop import VERL_OWNS, RSIEpisodeConfig
+
+    ep = RSIEpisodeConfig.from_config(cfg.rsi)
+    assert isinstance(ep, RolloutConfig) and ep.max_turns == 64 and ep.reward == "spr"
+    assert ep.context_budget == cfg.actor_rollout_ref.rollout.max_model_len
+    assert set(VERL_OWNS) < {f for f in RolloutConfig().to_dict()}
+    with pytest.raises(ValueError, match="verl's to set"):
+        RSIEpisodeConfig.from_config({**cfg.rsi, "temperature": 0.6})
+    with pytest.raises(ValueError, match="not a field"):
+        RSIEpisodeConfig.from_config({"max_turn": 3})

@@ -61,3 +61,18 @@ def test_the_plan_reads_what_the_config_launches(target_model_dir):
     assert half["actor_train_gb"] < as_committed["actor_train_gb"]
     lora_critic = plan(_cfg(target_model_dir, "critic.model.lora_rank=64"), arch, 80)
     assert lora_critic["critic_states_gb"] < as_committed["critic_states_gb"] / 4
+
+
+def test_the_config_read_without_verl_is_the_composed_one(target_model_dir):
+    """Notebook 07 runs in the kit's environment (no verl, no Hydra) and reads the config file as plain YAML
+    (`scale_up.settings.read_config`): its plan and its settings table must be those of the composed config."""
+    from scale_up.memory import plan
+    from scale_up.settings import ROWS, at, read_config, side_by_side
+
+    arch, composed, raw = _arch(target_model_dir), _cfg(target_model_dir), read_config()
+    for gb in (80, 141):
+        assert plan(raw, arch, gb) == plan(composed, arch, gb)
+    for _, verl_path, _, _ in ROWS:
+        assert at(raw, verl_path) == at(composed, verl_path), verl_path
+    rows = side_by_side(composed)
+    assert ("ratio clip low", 0.7) in rows and ("ratio clip high", 6.0) in rows and ("critic-only steps", 4) in rows
