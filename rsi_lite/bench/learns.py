@@ -347,7 +347,8 @@ def markdown(doc: dict) -> str:
         cells = [f"{k}: {pct(v['delta'])} [{pct(v['low'])}, {pct(v['high'])}] ({100 * v['before']:.0f} -> "
                  f"{100 * v['after']:.0f})" for k, v in r["by_kind"].items()]
         lines.append(f"- {r['method']} seed {r['seed']} T {r['temperature']}: " + "; ".join(cells))
-    lines += ["", "| method | T | seeds | mean gain | seeds outside their interval |", "|---|---:|---:|---:|---:|"]
+    lines += ["", "Over the seeds (the gain measured: all kinds at the training temperature, the kinds with room at the others):",
+              "", "| method | T | seeds | mean gain | seeds outside their interval |", "|---|---:|---:|---:|---:|"]
     for m in doc["means"]:
         lines.append(f"| {m['method']} | {m['temperature']} | {m['seeds']} | {pct(m['mean_gain'])} | {m['outside']} |")
     return "\n".join(lines) + "\n"
