@@ -276,4 +276,6 @@ def test_each_rpr_phase_is_measured_on_held_out_instances_of_its_learnable_kinds
     md = (tmp_path / "r" / "report.md").read_text()
     assert "## RPR-1 on held-out kinds" in md and "| RPR-1 | 100.00 (6/6) | 100.0, 100.0, 100.0 | 6/6 |" in md
     assert "| PPO learns where it has something to learn (RPR-1 over RSR-1 on 2 held-out instances" in md
-    assert "+100.0 points (spread 0.0)" in md and "heldout RPR-1: RSR-1" in json.loads((tmp_path / "r" / "cost.json").read_text())
+    assert "+100.0 points, 95% interval [+100.0, +100.0] (paired bootstrap over 2 tasks)" in md  # every task gained
+    assert "## What refinement did in this run" in md
+    assert "heldout RPR-1: RSR-1" in json.loads((tmp_path / "r" / "cost.json").read_text())
