@@ -202,15 +202,13 @@ class Bench:
         from ..records import atomic_dir
         from ..rollout.engine import run_episodes
         from ..rollout.trajectory import write_trajectories
-        from ..rpr.batches import PROBE_SEED, kind_map, probe_row, solved_sometimes
+        from ..rpr.batches import kind_map, probe_jobs, probe_row, solved_sometimes
 
         d = StageDir(self.out / "kinds")
         if not d.done:
             tasks = self.pool()
-            n = min(len(tasks), self.cfg.probe_tasks)
-            chosen = [tasks[round(i * len(tasks) / n)] for i in range(n)]
-            jobs = [(t, PROBE_SEED + s) for s in range(self.cfg.probe_samples) for t in chosen]
-            self.log(f"[kinds] probe of the starting checkpoint: {len(chosen)} pool tasks x {self.cfg.probe_samples}")
+            jobs = probe_jobs(self.cfg, tasks)  # the stage's probe rule: `probe_tasks` evenly spaced, `probe_samples` each
+            self.log(f"[kinds] probe of the starting checkpoint: {len(jobs)} episodes")
 
             def probe():
                 trajs = run_episodes(load_actor(ckpt), jobs, self.rollout(), policy_name="start:probe",
@@ -289,10 +287,12 @@ class Bench:
         from ..rollout.trajectory import read_trajectories
 
         kinds = StageDir(self.out / "heldout").read("kinds.json")["tasks"]
-        rates = {}
+        rates, episodes = {}, {}
         for d in [self.out / f"before-t{T}" for T in self.cfg.temperatures] + sorted(self.out.glob("*-s*/after-t*")):
             if StageDir(d).done:
-                rates[str(d.relative_to(self.out))] = task_rates(read_trajectories(d / "trajectories.jsonl"), kinds)
+                key = str(d.relative_to(self.out))
+                trajs = read_trajectories(d / "trajectories.jsonl")
+                rates[key], episodes[key] = task_rates(trajs, kinds), len(trajs)
         rows = []
         train_T = self.cfg.temperatures[0]
         for method in self.cfg.methods:
@@ -305,7 +305,7 @@ class Bench:
                                   resamples=self.cfg.resamples, seed=seed)
                     rows.append({"method": method, "seed": seed, "temperature": T, **cmp,
                                  "verdict": verdicts(cmp, train=T == train_T, targets=self.cfg.targets),
-                                 "episodes": sum(1 for _ in read_trajectories(self.out / key / "trajectories.jsonl")),
+                                 "episodes": episodes[key],
                                  "wall_s": self.wall(f"{method}-s{seed}/train",
                                                      *(f"{method}-s{seed}/after-t{t}" for t in self.cfg.temperatures))})
         doc = {"config": self.cfg.to_dict(), "kinds": StageDir(self.out / "kinds").read("probe.json")["learnable"],
