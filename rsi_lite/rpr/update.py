@@ -288,10 +288,11 @@ def optimizer_chunks(order: list, accumulate: int) -> list[list]:
 
 
 def minibatch_backward(policy, batch: DeviceBatch, mb, w: int, targets: Targets, cfg: "RPRConfig", *,
-                       train_actor: bool, share: float) -> dict:
+                       train_actor: bool, share: float, seen=None) -> dict:
     """The critic's loss and (joint update) the actor's PPO loss on one minibatch, cut to its width `w`, each
     back-propagated at `share` (its part of its chunk's action tokens, so a chunk's loss is its token mean);
-    returns the minibatch's statistics."""
+    returns the minibatch's statistics. With `seen` (a [B, T] tensor) the critic's values of the minibatch are
+    written into its rows, for the explained variance over the whole batch (`update`)."""
     from ..policy.critic import ACTOR, CRITIC, token_logprobs, using_adapter, values
 
     sl = (mb, slice(0, w))
@@ -302,6 +303,8 @@ def minibatch_backward(policy, batch: DeviceBatch, mb, w: int, targets: Targets,
         if cfg.uses_critic:
             with using_adapter(policy.model, CRITIC):
                 v = values(policy, ids, att)
+                if seen is not None:
+                    seen[sl] = v.detach().to(seen.dtype)
                 vloss = cfg.ppo.vf_coef * value_loss(v, ret, mask)
                 (share * vloss).backward()
         else:  # a critic-free estimator: no value to fit (the losses' value terms read 0)
@@ -335,14 +338,15 @@ def optimizer_step(optims: dict, max_grad_norm: float, *, train_actor: bool) -> 
 
 
 def train_chunk(policy, optims: dict, batch: DeviceBatch, chunk: list, targets: Targets, cfg: "RPRConfig", *,
-                train_actor: bool) -> list[dict]:
+                train_actor: bool, seen=None) -> list[dict]:
     """One optimizer step on a chunk of minibatches: their gradients added up, token-weighted (as one
     minibatch holding them all), then the step; returns each minibatch's statistics."""
     for o in optims.values():
         o.zero_grad(set_to_none=True)
     chunk_tokens = sum(float(batch.mask[mb, :w].sum()) for mb, w in chunk) or 1.0
     stats = [minibatch_backward(policy, batch, mb, w, targets, cfg, train_actor=train_actor,
-                                share=float(batch.mask[mb, :w].sum()) / chunk_tokens) for mb, w in chunk]
+                                share=float(batch.mask[mb, :w].sum()) / chunk_tokens, seen=seen)
+             for mb, w in chunk]
     optimizer_step(optims, cfg.max_grad_norm, train_actor=train_actor)
     return stats
 
@@ -407,9 +411,20 @@ def update(policy, trajs: list[Trajectory], cfg: "RPRConfig", optims: dict, *, t
         row["kl/ref_before"] = float(reference_kl(old_lp, ref_lp, batch.mask))
     targets = Targets(old_lp, adv, ret, is_w, ref_lp)
     stats = []
+    n_epochs = epochs or cfg.ppo_epochs
+    seen = old_v.clone() if cfg.uses_critic else None
     with training(policy, actor=train_actor):
-        for epoch in range(epochs or cfg.ppo_epochs):
+        for epoch in range(n_epochs):
             order = minibatch_order(batch.groups, cfg.seed, step, epoch)
             for chunk in optimizer_chunks(order, cfg.accumulate):
-                stats += train_chunk(policy, optims, batch, chunk, targets, cfg, train_actor=train_actor)
-    return {**row, **merged_stats(stats)}
+                stats += train_chunk(policy, optims, batch, chunk, targets, cfg, train_actor=train_actor,
+                                     seen=seen if epoch == n_epochs - 1 else None)
+    out = {**row, **merged_stats(stats)}
+    if cfg.uses_critic:
+        # over the whole batch, each minibatch's values as its last epoch's step met them: a mean of per-minibatch
+        # figures is not one (a minibatch of four successes has returns of almost no spread, so its figure can
+        # read -1e4 while the critic is no worse than a constant)
+        out["losses/explained_variance"] = explained_variance(seen, ret, batch.mask)
+    else:
+        out["losses/explained_variance"] = float("nan")  # no critic: nothing explained
+    return out

@@ -201,6 +201,7 @@ def hand_update(policy, trajs: list[Trajectory], cfg: RPRConfig, optims: dict, s
     set_trainable(policy, actor=True, critic=True)
     policy.model.train()
     stats, clipped_tokens = [], {"A>0": 0, "A<0": 0}
+    seen = old_v.clone()                                                   # the last epoch's values, row by row
     for epoch in range(cfg.ppo_epochs):
         for rows, w in minibatch_order(groups, cfg.seed, step, epoch):
             sl = (rows, slice(0, w))
@@ -208,6 +209,8 @@ def hand_update(policy, trajs: list[Trajectory], cfg: RPRConfig, optims: dict, s
             for o in optims.values():
                 o.zero_grad(set_to_none=True)
             v = critic_values(policy, ids[sl], att[sl])
+            if epoch == cfg.ppo_epochs - 1:
+                seen[sl] = v.detach()
             lp = actor_logprobs(policy, ids[sl], att[sl], m)
             pg_loss, ratio, surr, clipped = clipped_policy_loss(lp, old_lp[sl], white[sl], m,  # 5. clipped loss
                                                                 cfg.ppo.ratio_low, cfg.ppo.ratio_high)
@@ -226,13 +229,13 @@ def hand_update(policy, trajs: list[Trajectory], cfg: RPRConfig, optims: dict, s
                               "losses/clipfrac": float(was_clipped[on].float().mean()),
                               "losses/approx_kl": float(((log_ratio.exp() - 1) - log_ratio).mean()),
                               "ratio/mean": float(ratio[on].mean()), "ratio/min": float(ratio[on].min()),
-                              "ratio/max": float(ratio[on].max()),
-                              "losses/explained_variance": explained(v, ret[sl], m)})
+                              "ratio/max": float(ratio[on].max())})
     policy.model.eval()
     set_trainable(policy, actor=False, critic=False)
     merged = {k: (min if k == "ratio/min" else max if k == "ratio/max" else lambda x: sum(x) / len(x))(
         [s[k] for s in stats]) for k in stats[0]}
     merged["losses/explained_variance_before"] = explained(old_v, ret, mask)
+    merged["losses/explained_variance"] = explained(seen, ret, mask)       # over the whole batch, never per minibatch
     return {"rewards": rewards, "old_v": old_v, "old_lp": old_lp, "adv": adv, "ret": ret, "white": white,
             "groups": groups, "stats": stats, "metrics": merged, "clipped_tokens": clipped_tokens}
 
@@ -338,7 +341,7 @@ def check_update(make_policy, cfg: RPRConfig, batch=teaching_batch, tol: float =
                  ("ratio/min", "   ratio, smallest"), ("ratio/max", "   ratio, largest"),
                  ("losses/clipfrac", "   clip fraction"), ("losses/approx_kl", "   approx KL"),
                  ("losses/value", "6. value loss (mean over minibatches)"),
-                 ("losses/explained_variance", "   explained variance during the update")):
+                 ("losses/explained_variance", "   explained variance, last epoch, whole batch")):
         lines.append(Line(n, f"update(...)['{k}']", _diff(m[k], row[k]), tol))
     lines.append(Line("7. weights after the optimizer steps", "update(...) on an identical policy",
                       max(_diff(a, b) for a, b in zip(after_hand, after_lib)), tol))

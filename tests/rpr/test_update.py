@@ -260,3 +260,14 @@ def test_accumulating_over_the_batch_gives_the_gradient_of_one_minibatch_of_ever
     for got, ref in ((acc_actor[0], one_actor[0]), (acc_critic[0], one_critic[0])):
         assert all(torch.allclose(g, r, atol=1e-5, rtol=1e-4) for g, r in zip(got, ref))
     assert len(first_step(RPRConfig(minibatch=2, accumulate=1))[0]) == 2  # the default: a step per minibatch
+
+
+def test_explained_variance_after_the_update_is_the_whole_batchs_not_a_mean_of_minibatches(tok):
+    """One episode a minibatch and Monte-Carlo returns (gamma 1, lambda 1): each minibatch's returns are one
+    number, so a per-minibatch figure has no spread to explain (a mean of them read NaN, or -1e4 on near-constant
+    ones); the batch-wide one is finite and, with a critic that does not move (lr 0), equals the figure before."""
+    pol = tiny_actor_critic(tok)
+    cfg = RPRConfig(minibatch=1, critic_lr=0.0, estimator="tb_gae", gamma_turn=1.0, lam_turn=1.0)
+    row = update(pol, fake_trajectories(6), cfg, make_optimizers(pol, cfg), train_actor=False, epochs=2)
+    assert row["losses/explained_variance"] == pytest.approx(row["losses/explained_variance_before"], abs=1e-6)
+    assert row["losses/explained_variance"] == row["losses/explained_variance"]  # not NaN
