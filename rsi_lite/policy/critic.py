@@ -141,6 +141,17 @@ def values(policy, input_ids, attention_mask):
     return policy.value_head(out.hidden_states[-1].float()).squeeze(-1).float()
 
 
+def gather_logprobs(logits, next_ids, temperature: float = 1.0):
+    """[B, N] log-probability of each of `next_ids` [B, N] under the tempered softmax of the logits [B, N, V] that
+    predict it: log softmax(z / T) at the chosen token, in fp32 whatever the logits' precision."""
+    import torch
+
+    logits = logits.float()
+    if temperature != 1.0:
+        logits = logits / temperature
+    return torch.log_softmax(logits, dim=-1).gather(-1, next_ids.unsqueeze(-1)).squeeze(-1)
+
+
 def token_logprobs(policy, input_ids, attention_mask, temperature: float = 1.0, only=None, adapter: str = ACTOR):
     """[B, T] log-probability of each token under the actor (or another adapter: `adapter`) given the tokens before
     it (0 at position 0).
@@ -160,10 +171,7 @@ def token_logprobs(policy, input_ids, attention_mask, temperature: float = 1.0, 
         return out
     with using_adapter(policy.model, adapter):
         logits = policy.model(input_ids=input_ids, attention_mask=attention_mask, logits_to_keep=targets - 1).logits
-    logits = logits.float()
-    if temperature != 1.0:
-        logits = logits / temperature
-    lp = torch.log_softmax(logits, dim=-1).gather(-1, input_ids[:, targets].unsqueeze(-1)).squeeze(-1)
+    lp = gather_logprobs(logits, input_ids[:, targets], temperature)
     out = out.index_copy(1, targets, lp)
     return out if only is None else out * want
 

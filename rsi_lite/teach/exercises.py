@@ -149,3 +149,76 @@ def check_verdict(fn, trials: int = 40, seed: int = 0) -> tuple[bool, str]:
             return False, (f"case {i}: reward.txt={reward_txt}\n  {ctrf}\n  expected (S, P) = {want}"
                            f" ({report.reason or 'a consistent report'})\n  got {got}")
     return True, f"correct on {trials} random reports"
+
+
+def reference_action_logprobs(logits, input_ids, action_mask, temperature: float = 1.0):
+    """What `check_action_logprobs` expects, built on the library's own `policy.critic.gather_logprobs` (the
+    function `token_logprobs` calls): the logits at position t predict token t + 1, so entry t + 1 is
+    log softmax(z_t / T) at token t + 1; entry 0 has no prediction (0); entries whose mask is 0 are 0."""
+    import torch
+
+    from ..policy.critic import gather_logprobs
+
+    out = torch.zeros(input_ids.shape, dtype=torch.float32)
+    out[:, 1:] = gather_logprobs(logits[:, :-1], input_ids[:, 1:], temperature)
+    return out * action_mask
+
+
+def _action_logprobs_hint(got, logits, ids, mask, temperature) -> str:
+    """Which usual mistake `got` matches, if any (the checker names it)."""
+    import torch
+
+    from ..policy.critic import gather_logprobs
+
+    def close(x):
+        return torch.allclose(got, x.float(), atol=1e-4)
+
+    mistakes = [
+        (lambda: gather_logprobs(logits, ids, temperature) * mask,
+         "no shift: the logits at position t predict token t + 1, not token t"),
+        (lambda: reference_action_logprobs(logits, ids, mask, 1.0),
+         "no temperature: divide the logits by T before the softmax"),
+        (lambda: reference_action_logprobs(logits, ids, mask, 1.0) / temperature,
+         "the temperature applied after the log-softmax: log softmax(z / T) is not log softmax(z) / T"),
+        (lambda: reference_action_logprobs(logits, ids, torch.ones_like(mask), temperature),
+         "no mask: only the model's own tokens (action mask 1) keep a log-probability"),
+        (lambda: reference_action_logprobs(logits, ids, mask, temperature).exp() * mask,
+         "probabilities, not log-probabilities"),
+    ]
+    for build, why in mistakes:
+        try:
+            if close(build()):
+                return f" ({why})"
+        except Exception:  # noqa: BLE001 - a shape mismatch means it is not this mistake
+            pass
+    return ""
+
+
+def check_action_logprobs(fn, trials: int = 12, seed: int = 0) -> tuple[bool, str]:
+    """`fn(logits [B, T, V], input_ids [B, T], action_mask [B, T], temperature) -> [B, T]`: each action token's
+    log-probability under the tempered policy given the tokens before it, 0 at position 0 and wherever the mask is 0:
+    what `token_logprobs(..., temperature=T, only=mask)` computes from the model's logits, and what the rollout
+    engine records for each sampled token."""
+    import torch
+
+    g = torch.Generator().manual_seed(seed)
+    for i in range(trials):
+        b, t, v = int(torch.randint(1, 4, (1,), generator=g)), int(torch.randint(3, 12, (1,), generator=g)), 7
+        logits = torch.randn(b, t, v, generator=g) * 2
+        ids = torch.randint(0, v, (b, t), generator=g)
+        mask = (torch.rand(b, t, generator=g) > 0.4).long()
+        mask[:, -1], mask[:, 0] = 1, 0  # a prompt token first, a generated token last
+        temperature = [1.0, 0.6, 0.3, 1.5][i % 4] if i else 0.6
+        want = reference_action_logprobs(logits, ids, mask, temperature)
+        try:
+            got = torch.as_tensor(fn(logits.clone(), ids.clone(), mask.clone(), temperature)).float()
+        except Exception as e:  # noqa: BLE001 - the learner's code may raise anything
+            return False, f"not yet: {type(e).__name__}: {e}"
+        if got.shape != want.shape:
+            return False, f"case {i}: expected shape {tuple(want.shape)}, got {tuple(got.shape)}"
+        if not torch.allclose(got, want, atol=1e-5):
+            hint = _action_logprobs_hint(got, logits, ids, mask, temperature)
+            return False, (f"case {i}: temperature {temperature}, mask {mask[0].tolist()}\n"
+                           f"  expected {[round(x, 4) for x in want[0].tolist()]}\n"
+                           f"  got      {[round(x, 4) for x in got[0].tolist()]}{hint}")
+    return True, f"correct on {trials} random batches (temperatures 0.3 to 1.5)"

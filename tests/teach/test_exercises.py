@@ -7,7 +7,13 @@ import math
 
 import torch
 
-from rsi_lite.teach.exercises import check_clipped_loss, check_masked_nll, check_rewards, check_verdict
+from rsi_lite.teach.exercises import (
+    check_action_logprobs,
+    check_clipped_loss,
+    check_masked_nll,
+    check_rewards,
+    check_verdict,
+)
 
 
 def stub(*args):
@@ -107,3 +113,53 @@ def test_the_verdict_checker():
     assert check_verdict(stub)[0] is False
     ok, msg = check_verdict(verdict_trusting_the_reward_file)
     assert not ok and "reward file says pass" in msg
+
+
+# 01 · the action tokens' log-probabilities
+
+def logprobs_solution(logits, input_ids, action_mask, temperature):
+    out = torch.zeros(input_ids.shape)
+    for b in range(input_ids.shape[0]):
+        for t in range(1, input_ids.shape[1]):  # token t is predicted by the logits at t - 1
+            if action_mask[b, t]:
+                out[b, t] = torch.log_softmax(logits[b, t - 1] / temperature, -1)[input_ids[b, t]]
+    return out
+
+
+def test_the_action_logprobs_checker_passes_a_plain_solution_and_names_each_usual_mistake():
+    from rsi_lite.policy.critic import gather_logprobs
+
+    assert check_action_logprobs(logprobs_solution) == (True, "correct on 12 random batches (temperatures 0.3 to 1.5)")
+    assert check_action_logprobs(stub) == (False, "not yet: NotImplementedError: YOUR CODE HERE")
+    mistakes = {
+        "no shift": lambda z, ids, m, T: gather_logprobs(z, ids, T) * m,
+        "no temperature": lambda z, ids, m, T: logprobs_solution(z, ids, m, 1.0),
+        "after the log-softmax": lambda z, ids, m, T: logprobs_solution(z, ids, m, 1.0) / T,
+        "no mask": lambda z, ids, m, T: logprobs_solution(z, ids, torch.ones_like(m), T),
+        "probabilities, not": lambda z, ids, m, T: logprobs_solution(z, ids, m, T).exp() * m,
+    }
+    for name, wrong in mistakes.items():
+        ok, msg = check_action_logprobs(wrong)
+        assert not ok and name in msg, (name, msg)
+    ok, msg = check_action_logprobs(lambda z, ids, m, T: torch.zeros(ids.shape[0]))
+    assert not ok and "shape" in msg
+
+
+def test_the_reference_is_what_token_logprobs_computes_on_a_model():
+    """The checker's reference on a tiny model's full logits equals `token_logprobs(..., only=mask)`."""
+    from transformers import AutoTokenizer
+
+    from rsi_lite.policy.critic import token_logprobs
+    from rsi_lite.policy.model import prepare_model
+    from rsi_lite.teach.exercises import reference_action_logprobs
+
+    from ..rpr.test_stage import tiny_actor_critic
+
+    pol = tiny_actor_critic(AutoTokenizer.from_pretrained(str(prepare_model())))
+    g = torch.Generator().manual_seed(1)
+    ids = torch.randint(5, 1000, (2, 12), generator=g)
+    att, mask = torch.ones_like(ids), (torch.rand(2, 12, generator=g) > 0.5).long()
+    with torch.no_grad():
+        logits = pol.model(input_ids=ids, attention_mask=att).logits
+        want = token_logprobs(pol, ids, att, temperature=0.6, only=mask)
+    assert torch.allclose(reference_action_logprobs(logits, ids, mask, 0.6), want, atol=1e-5)
