@@ -222,3 +222,51 @@ def check_action_logprobs(fn, trials: int = 12, seed: int = 0) -> tuple[bool, st
                            f"  expected {[round(x, 4) for x in want[0].tolist()]}\n"
                            f"  got      {[round(x, 4) for x in got[0].tolist()]}{hint}")
     return True, f"correct on {trials} random batches (temperatures 0.3 to 1.5)"
+
+
+def check_whiten(fn, trials: int = 12, seed: int = 0) -> tuple[bool, str]:
+    """`fn(advantages [B, T], mask [B, T]) -> [B, T]`: the batch's advantages whitened over the entries whose mask is 1
+    (`algos.ppo.masked_whiten`): minus their mean, over their standard deviation (the population one, with a small
+    epsilon under the square root so that a batch of equal advantages gives 0s, never NaN), and 0 where the mask is
+    0. The cases include padding that holds large numbers (they must not move the mean) and a batch whose
+    advantages are all equal."""
+    import torch
+
+    from ..algos.ppo import masked_whiten
+
+    g = torch.Generator().manual_seed(seed)
+    for i in range(trials):
+        b, t = int(torch.randint(2, 5, (1,), generator=g)), int(torch.randint(3, 9, (1,), generator=g))
+        mask = (torch.rand(b, t, generator=g) > 0.3).long()
+        mask[0, 0], mask[-1, -1] = 1, 1
+        adv = torch.randn(b, t, generator=g)
+        if i % 3 == 1:
+            adv = torch.where(mask.bool(), adv, torch.full_like(adv, 50.0))  # padding that holds large numbers
+        if i % 3 == 2:
+            adv = torch.where(mask.bool(), torch.full_like(adv, -0.125), torch.randn(b, t, generator=g))  # all equal (exact in float)
+        want = masked_whiten(adv, mask)
+        try:
+            got = torch.as_tensor(fn(adv.clone(), mask.clone())).float()
+        except Exception as e:  # noqa: BLE001 - the learner's code may raise anything
+            return False, f"not yet: {type(e).__name__}: {e}"
+        if got.shape != want.shape:
+            return False, f"case {i}: expected shape {tuple(want.shape)}, got {tuple(got.shape)}"
+        if torch.allclose(got, want, atol=1e-4):
+            continue
+        why = ""
+        if not torch.isfinite(got).all():
+            why = " (NaN or inf: all the advantages are equal here, so the std is 0; add eps under the square root)"
+        elif (got[mask == 0] != 0).any():
+            why = " (entries whose mask is 0 must be 0)"
+        else:
+            on = mask.bool()
+            x = adv[on]
+            unbiased = (x - x.mean()) / (x.var(unbiased=True) + 1e-8).sqrt()
+            whole = (adv - adv.mean()) / (adv.var(unbiased=False) + 1e-8).sqrt()
+            if torch.allclose(got[on], whole[on], atol=1e-4) or i % 3 == 1:
+                why = " (the padding moved your mean or std: take both over the mask-1 entries only)"
+            elif torch.allclose(got[on], unbiased, atol=1e-4):
+                why = " (the population standard deviation, dividing by n, not n - 1)"
+        return False, (f"case {i}: mask {mask.tolist()}\n  expected {[round(x, 3) for x in want[0].tolist()]}\n"
+                       f"  got      {[round(x, 3) for x in got[0].tolist()]}{why}")
+    return True, f"correct on {trials} random batches (padding and equal advantages among them)"

@@ -163,3 +163,39 @@ def test_the_reference_is_what_token_logprobs_computes_on_a_model():
         logits = pol.model(input_ids=ids, attention_mask=att).logits
         want = token_logprobs(pol, ids, att, temperature=0.6, only=mask)
     assert torch.allclose(reference_action_logprobs(logits, ids, mask, 0.6), want, atol=1e-5)
+
+
+# 00 · whitening a batch's advantages
+
+def whiten_solution(adv, mask):
+    on = mask.bool()
+    x = adv[on]
+    mean, var = x.mean(), ((x - x.mean()) ** 2).mean()
+    return torch.where(on, (adv - mean) / torch.sqrt(var + 1e-8), torch.zeros_like(adv))
+
+
+def test_the_whiten_checker_passes_a_plain_solution_and_names_each_usual_mistake():
+    from rsi_lite.teach.exercises import check_whiten
+
+    assert check_whiten(whiten_solution) == (True, "correct on 12 random batches (padding and equal advantages among them)")
+    assert check_whiten(stub) == (False, "not yet: NotImplementedError: YOUR CODE HERE")
+
+    def no_eps(adv, mask):
+        on = mask.bool()
+        x = adv[on]
+        return torch.where(on, (adv - x.mean()) / x.std(unbiased=False), torch.zeros_like(adv))
+
+    def whole_tensor(adv, mask):
+        return torch.where(mask.bool(), (adv - adv.mean()) / torch.sqrt(adv.var(unbiased=False) + 1e-8), 0.0)
+
+    def unbiased(adv, mask):
+        on = mask.bool()
+        x = adv[on]
+        return torch.where(on, (adv - x.mean()) / torch.sqrt(x.var(unbiased=True) + 1e-8), torch.zeros_like(adv))
+
+    def padding_kept(adv, mask):
+        return whiten_solution(adv, mask) + (1 - mask) * adv
+
+    for wrong, words in ((no_eps, "eps"), (whole_tensor, "padding"), (unbiased, "n - 1"), (padding_kept, "must be 0")):
+        ok, msg = check_whiten(wrong)
+        assert not ok and words in msg, (wrong.__name__, msg)
