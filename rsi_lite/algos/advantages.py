@@ -49,6 +49,18 @@ def turn_index(action_mask: torch.Tensor) -> torch.Tensor:
     return torch.cumsum((m == 1) & (prev == 0), dim=1)
 
 
+def turn_start_values(values: torch.Tensor, action_mask: torch.Tensor) -> torch.Tensor:
+    """[B, T] values -> [B, T]: each action token's value replaced by its turn's first action token's (the state the
+    turn's reply was written from), other tokens' left as they are. With these, TB-GAE gives every token of a turn
+    one advantage (inside a turn, gamma and lambda are 1, so the values in between cancel): the turn, not the token,
+    is the action, as an utterance-level critic has it (ArCHer, Zhou et al. 2024). `RPRConfig.value_at` 'turn'."""
+    m = action_mask.bool()
+    prev = torch.nn.functional.pad(m[:, :-1], (1, 0))
+    pos = torch.arange(values.shape[1], device=values.device).expand_as(values)
+    start = torch.where(m & ~prev, pos, torch.zeros_like(pos)).cummax(dim=1).values
+    return torch.where(m, values.gather(1, start), values)
+
+
 def terminal_rewards(reward: torch.Tensor, action_mask: torch.Tensor) -> torch.Tensor:
     """[B] episode rewards -> [B, T] token rewards: each on its row's last action token (rows without one get none)."""
     T = action_mask.shape[1]

@@ -97,6 +97,12 @@ class RPRConfig:
     token-level), or of `GROUP_ESTIMATORS` ('rloo', 'grpo'): the critic-free control, each episode judged against
     the other `rollouts_per_task` episodes of its task in the same batch. A critic-free stage trains no critic:
     it needs `rollouts_per_task` >= 2 and no critic-only phases (`warmup_tasks` and `calibration_steps` 0)."""
+    value_at: str = "token"
+    """Where the critic's value enters the advantages: 'token' (the paper's and verl's): each action token's own;
+    'turn': each turn's first action token's, shared by the turn's tokens (`algos.advantages.turn_start_values`),
+    so every token of a turn gets one advantage and a critic that cannot yet tell tokens apart cannot make some
+    tokens of a success negative (measured in docs/experiments.md, 2026-12-06). The critic still learns every
+    token's value; a critic-based estimator only."""
     gamma_turn: float = 1.0
     """Discount at a turn boundary (per token for 'gae')."""
     lam_turn: float = 0.95
@@ -192,6 +198,11 @@ class RPRConfig:
                 raise ValueError(f"RPRConfig.warmup_tasks / calibration_steps: {self.warmup_tasks} / "
                                  f"{self.calibration_steps}; the estimator {self.estimator!r} has no critic to warm "
                                  "up, so both must be 0")
+        if self.value_at not in ("token", "turn"):
+            raise ValueError(f"RPRConfig.value_at: {self.value_at!r} is neither 'token' nor 'turn'")
+        if self.value_at != "token" and not self.uses_critic:
+            raise ValueError(f"RPRConfig.value_at: {self.value_at!r}; the estimator {self.estimator!r} reads no "
+                             "critic's values")
         if self.ref_kl < 0:
             raise ValueError(f"RPRConfig.ref_kl: {self.ref_kl} is negative")
         if self.rollout_correction not in ROLLOUT_CORRECTION:

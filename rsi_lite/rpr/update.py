@@ -9,7 +9,14 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ..algos.advantages import ESTIMATORS, GROUP_ESTIMATORS, episode_advantages, group_ids, terminal_rewards
+from ..algos.advantages import (
+    ESTIMATORS,
+    GROUP_ESTIMATORS,
+    episode_advantages,
+    group_ids,
+    terminal_rewards,
+    turn_start_values,
+)
 from ..algos.ppo import explained_variance, masked_whiten, ppo_loss, truncated_is_weights, value_loss
 from ..rollout.trajectory import Trajectory
 
@@ -74,10 +81,12 @@ def estimator(cfg: "RPRConfig"):
 
 def advantages_for(cfg: "RPRConfig", rewards, values, mask):
     """(advantages, returns), [B, T], by the estimator `cfg.estimator` names, with `cfg.gamma_turn` and
-    `cfg.lam_turn` as its discount and trace decay."""
+    `cfg.lam_turn` as its discount and trace decay, reading the critic's values where `cfg.value_at` says."""
     import torch
 
     done = torch.ones(values.shape[0], dtype=torch.bool)  # every episode ends with the verifier's verdict
+    if cfg.value_at == "turn":  # one value, and so one advantage, per turn
+        values = turn_start_values(values, mask)
     return estimator(cfg)(rewards, values, mask, done, cfg.gamma_turn, cfg.lam_turn)
 
 

@@ -115,3 +115,26 @@ def test_vectorised_matches_the_plain_python_loop(seed):
 
 def test_turn_index_counts_action_runs():
     assert turn_index(T([[0, 1, 1, 0, 1, 0, 0, 1]])).tolist() == [[0, 1, 1, 1, 2, 2, 2, 3]]
+
+
+def test_turn_start_values_share_each_turns_first_value_and_give_one_advantage_per_turn():
+    from rsi_lite.algos.advantages import turn_start_values
+
+    mask = torch.tensor([[0, 1, 1, 1, 0, 0, 1, 1], [1, 1, 0, 1, 0, 1, 1, 0]])
+    values = torch.arange(16, dtype=torch.float32).view(2, 8) / 10
+    got = turn_start_values(values, mask)
+    assert torch.allclose(got, T([[0.0, 0.1, 0.1, 0.1, 0.4, 0.5, 0.6, 0.6],
+                                  [0.8, 0.8, 1.0, 1.1, 1.2, 1.3, 1.3, 1.5]]))
+    # with them every token of a turn gets the same advantage; with the token values the tokens of a turn differ
+    r = terminal_rewards(torch.tensor([1.0, 0.0]), mask)
+    done = torch.ones(2, dtype=torch.bool)
+    per_turn, _ = tb_gae(r, got, mask, done, 1.0, 0.95)
+    per_token, _ = tb_gae(r, values, mask, done, 1.0, 0.95)
+    for row in range(2):
+        turns = turn_index(mask)[row]
+        for k in turns[mask[row].bool()].unique():
+            on = mask[row].bool() & (turns == k)
+            assert per_turn[row][on].unique().numel() == 1
+    assert per_token[0][mask[0].bool() & (turn_index(mask)[0] == 1)].unique().numel() > 1
+    # the turn's advantage by hand: row 0, last turn: 1 - V(6) = 0.4; first turn: V(6) - V(1) + 0.95 * 0.4
+    assert per_turn[0, 7] == pytest.approx(0.4) and per_turn[0, 1] == pytest.approx(0.6 - 0.1 + 0.95 * 0.4)

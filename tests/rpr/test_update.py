@@ -271,3 +271,29 @@ def test_explained_variance_after_the_update_is_the_whole_batchs_not_a_mean_of_m
     row = update(pol, fake_trajectories(6), cfg, make_optimizers(pol, cfg), train_actor=False, epochs=2)
     assert row["losses/explained_variance"] == pytest.approx(row["losses/explained_variance_before"], abs=1e-6)
     assert row["losses/explained_variance"] == row["losses/explained_variance"]  # not NaN
+
+
+def test_value_at_turn_gives_every_token_of_a_turn_one_advantage_and_is_refused_without_a_critic(tok):
+    from rsi_lite.algos.advantages import turn_index
+    from rsi_lite.rpr.update import advantages_for
+
+    with pytest.raises(ValueError, match="RPRConfig.value_at: 'step' is neither"):
+        RPRConfig(value_at="step")
+    with pytest.raises(ValueError, match="RPRConfig.value_at: 'turn'; the estimator 'grpo' reads no"):
+        RPRConfig(value_at="turn", estimator="grpo", rollouts_per_task=2, warmup_tasks=0, calibration_steps=0)
+    trajs = fake_trajectories(4)
+    _, _, mask, _, rewards = batch_tensors(trajs, "spr", 0)
+    values = torch.rand(mask.shape, generator=torch.Generator().manual_seed(0))
+    adv, ret = advantages_for(RPRConfig(value_at="turn"), rewards, values, mask)
+    turns = turn_index(mask)
+    for row in range(len(trajs)):
+        for k in (1, 2):
+            on = mask[row].bool() & (turns[row] == k)
+            assert adv[row][on].unique().numel() == 1 and ret[row][on].unique().numel() == 1
+    token_adv, _ = advantages_for(RPRConfig(), rewards, values, mask)
+    assert not torch.allclose(adv, token_adv)
+    # the update runs with it, and the critic still fits every token (its value loss is finite)
+    pol = tiny_actor_critic(tok)
+    cfg = RPRConfig(minibatch=2, actor_lr=1e-3, critic_lr=1e-3, value_at="turn")
+    row = update(pol, trajs, cfg, make_optimizers(pol, cfg), train_actor=True)
+    assert row["losses/value"] == row["losses/value"] and row["losses/explained_variance"] == row["losses/explained_variance"]
