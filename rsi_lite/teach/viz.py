@@ -59,3 +59,36 @@ def harness_figure(rows: dict | None = None):
                       yaxis2=dict(title="process reward", overlaying="y", side="right", range=[0, 1]),
                       height=380, margin=dict(t=50))
     return fig
+
+
+KIT_FUNNEL_RSR_CORE = {"discovery_episodes": 312, "discovery_successes": 142, "source_successes": 91, "runbooks": 91,
+                       "approved": 91, "resolves": 182, "resolve_successes": 106, "examples": 66}
+"""The self-rewrite of `configs/rsr-core.json` from Base (the cpu profile's RSR-1 recipe: 78 easy pool tasks of four
+families, exemplar and verifier-feedback discovery), its `funnel.json` as written: the `start` part of
+`python -m rsi_lite.bench.learns --config configs/learns.json` (code of 6685843; docs/experiments.md, 2026-12-06)."""
+
+FUNNEL_STEPS = [("discovery_episodes", "discovery episodes"), ("discovery_successes", "discovery successes"),
+                ("source_successes", "successes kept (at most 2 a task)"), ("approved", "runbooks approved"),
+                ("resolves", "guided re-solves"), ("resolve_successes", "re-solves passed"),
+                ("examples", "clean training examples")]
+"""The funnel's steps in order, as `funnel_figure` draws them: (key of funnel.json, label)."""
+
+
+def funnel_figure(funnels: dict[str, dict]):
+    """A plotly chart of self-rewrite funnels side by side: for each (name -> funnel.json dict) and each step of
+    `FUNNEL_STEPS`, its count as a share of that funnel's discovery episodes (so a one-task run and the kit's
+    78-task one read on one axis), each bar labelled with the count itself."""
+    import plotly.graph_objects as go
+
+    labels = [label for _, label in FUNNEL_STEPS]
+    bars = []
+    for name, f in funnels.items():
+        first = f.get("discovery_episodes") or 1
+        counts = [int(f.get(key, 0)) for key, _ in FUNNEL_STEPS]
+        bars.append(go.Bar(y=labels, x=[100 * c / first for c in counts], name=name, orientation="h",
+                           text=[str(c) for c in counts], textposition="outside"))
+    fig = go.Figure(bars)
+    fig.update_layout(barmode="group", xaxis_title="% of the funnel's discovery episodes (label: the count)",
+                      yaxis=dict(autorange="reversed"), height=120 + 60 * len(FUNNEL_STEPS), margin=dict(t=40),
+                      title="What survives each step of the self-rewrite")
+    return fig

@@ -14,3 +14,16 @@ def test_the_harness_chart_draws_each_harness_with_its_successes_out_of_its_epis
     assert list(dots.y) == [v[3] for v in BASE_HARNESSES_CORE.values()]
     # every row's percentage is its successes over its episodes (the constant is copied, not retyped wrong)
     assert all(abs(100 * s / n - pct) < 0.01 for pct, s, n, _ in BASE_HARNESSES_CORE.values())
+
+
+def test_the_funnel_chart_puts_each_funnel_on_its_own_discovery_episodes_and_labels_the_counts():
+    from rsi_lite.teach.viz import FUNNEL_STEPS, KIT_FUNNEL_RSR_CORE, funnel_figure
+
+    mine = {"discovery_episodes": 2, "discovery_successes": 1, "source_successes": 1, "approved": 1, "resolves": 1,
+            "resolve_successes": 0, "examples": 0}
+    fig = funnel_figure({"kit": KIT_FUNNEL_RSR_CORE, "mine": mine})
+    kit, yours = fig.data
+    assert list(kit.y) == [label for _, label in FUNNEL_STEPS]
+    assert kit.x[0] == 100.0 and yours.x[0] == 100.0
+    assert list(kit.text) == ["312", "142", "91", "91", "182", "106", "66"]
+    assert yours.x[1] == 50.0 and yours.x[-1] == 0.0

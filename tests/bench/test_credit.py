@@ -1,0 +1,26 @@
+"""`rsi_lite.bench.credit`: the three baselines' whitened advantages per kind and outcome, on a batch built by hand.
+Run: pytest tests/bench/test_credit.py
+"""
+
+import torch
+
+from rsi_lite.bench.credit import credit_rows, table
+from rsi_lite.rpr.config import RPRConfig
+from rsi_lite.rpr.update import batch_tensors
+
+from ..rpr.test_stage import fake_trajectories
+
+
+def test_a_noisy_critic_pushes_down_tokens_of_successes_where_turn_values_and_a_constant_do_not():
+    trajs = fake_trajectories(6)  # even rows succeed (reward 1), odd rows fail (0.25); two turns each
+    _, _, mask, _, rewards = batch_tensors(trajs, "spr", 0)
+    # a critic whose values jump up and down inside each turn, around the batch's mean reward
+    noise = torch.tensor([0.4 if t % 2 else -0.4 for t in range(mask.shape[1])])
+    values = (rewards.sum(1, keepdim=True).mean() + noise).expand_as(mask).clone()
+    rows = credit_rows(trajs, values, rewards, mask, {t.task: "kind A" for t in trajs}, RPRConfig())
+    neg = {b: sum(x[1] for x in rows[(b, "kind A", 1)]) / 3 for b in ("critic", "turn", "const")}
+    assert neg["critic"] > 0.2, neg                  # some of a success's tokens go negative
+    assert neg["turn"] == 0.0 and neg["const"] == 0.0, neg
+    assert all(x[0] < 0 for b in ("turn", "const") for x in rows[(b, "kind A", 0)])  # failures stay negative
+    text = table(rows)
+    assert text.splitlines()[0].split()[:3] == ["kind", "S", "n"] and "kind A" in text
