@@ -92,3 +92,35 @@ def funnel_figure(funnels: dict[str, dict]):
                       yaxis=dict(autorange="reversed"), height=120 + 60 * len(FUNNEL_STEPS), margin=dict(t=40),
                       title="What survives each step of the self-rewrite")
     return fig
+
+
+KIT_CORE_VERDICTS = {
+    # checkpoint: (Mean@3 success on `core` in %, process reward: the mean share of checks passed)
+    "Base": (0.00, 0.291),
+    "RSR-1 (runs/rsr12)": (30.37, 0.548),
+}
+"""What the verifier said of the kit's checkpoints on all 45 `core` tasks, plain harness, k = 3, temperature 0.6:
+`rsi-lite eval --checkpoint C --suite core --harness plain --k 3 --max-turns 3 --max-new-tokens 64` (docs/history.md,
+the runs/rsr12 entry and its table beside the ablation). Copied as measured."""
+
+
+def checks_figure(check_counts: dict[str, list[int]], verdicts: dict | None = None):
+    """Two panels: how many checks the tasks of each family have (`tasks.family_check_counts`, computed from the
+    suites), and the kit's measured success against process reward per checkpoint (default `KIT_CORE_VERDICTS`):
+    partial credit exists long before the first success."""
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    verdicts = verdicts or KIT_CORE_VERDICTS
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("checks per task, by family (the suites)",
+                                                        "the kit's checkpoints on core: success vs checks passed"))
+    for fam, counts in sorted(check_counts.items()):
+        fig.add_trace(go.Box(y=counts, name=fam, boxpoints="all", showlegend=False), row=1, col=1)
+    names = list(verdicts)
+    fig.add_trace(go.Bar(x=names, y=[verdicts[n][0] for n in names], name="success, %"), row=1, col=2)
+    fig.add_trace(go.Bar(x=names, y=[100 * verdicts[n][1] for n in names], name="checks passed, % (process reward)"),
+                  row=1, col=2)
+    fig.update_layout(height=400, barmode="group", margin=dict(t=60))
+    fig.update_yaxes(title_text="checks", row=1, col=1)
+    fig.update_yaxes(title_text="%", row=1, col=2)
+    return fig

@@ -27,3 +27,14 @@ def test_the_funnel_chart_puts_each_funnel_on_its_own_discovery_episodes_and_lab
     assert kit.x[0] == 100.0 and yours.x[0] == 100.0
     assert list(kit.text) == ["312", "142", "91", "91", "182", "106", "66"]
     assert yours.x[1] == 50.0 and yours.x[-1] == 0.0
+
+
+def test_the_checks_chart_shows_each_family_and_the_measured_verdicts():
+    from rsi_lite.teach.viz import KIT_CORE_VERDICTS, checks_figure
+
+    fig = checks_figure({"file_ops": [3, 4, 4], "data_csv": [5, 6]})
+    boxes = [t for t in fig.data if t.type == "box"]
+    bars = [t for t in fig.data if t.type == "bar"]
+    assert [b.name for b in boxes] == ["data_csv", "file_ops"] and list(boxes[1].y) == [3, 4, 4]
+    assert list(bars[0].y) == [v[0] for v in KIT_CORE_VERDICTS.values()]
+    assert list(bars[1].y) == [100 * v[1] for v in KIT_CORE_VERDICTS.values()]
