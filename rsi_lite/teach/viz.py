@@ -124,3 +124,40 @@ def checks_figure(check_counts: dict[str, list[int]], verdicts: dict | None = No
     fig.update_yaxes(title_text="checks", row=1, col=1)
     fig.update_yaxes(title_text="%", row=1, col=2)
     return fig
+
+
+KIT_CREDIT_PPO_S0 = {
+    # kind: (successful episodes, share of their action tokens with a negative whitened advantage under
+    #        the critic's token values, under turn values, under a constant baseline)
+    "Copy the file X to": (11, 0.21, 0.11, 0.00),
+    "Count the data rows of": (13, 0.28, 0.17, 0.00),
+    "Count the lines of X": (6, 0.15, 0.12, 0.00),
+    "Create a file named X": (2, 0.04, 0.00, 0.00),
+    "In the file X replace": (27, 0.11, 0.04, 0.00),
+    "Rename the file X to": (17, 0.24, 0.09, 0.00),
+    "Save the first X lines": (22, 0.09, 0.03, 0.00),
+    "Write the text X into": (18, 0.08, 0.09, 0.00),
+}
+"""The successes of the last six PPO steps of bench.learns' `ppo` run (seed 0), and what its final critic's TB-GAE
+does to their tokens: `python -m rsi_lite.bench.credit --run runs/learns/ppo-s0/rpr-1 --pool runs/learns/pool
+--steps 10:` (docs/experiments.md, 2026-12-06). Copied as printed."""
+
+KIT_EV_PPO_S0 = [0.00, 0.00, 0.01, 0.15, -0.07, -0.03, 0.08, -0.15, 0.04, 0.09, 0.09, 0.13, -0.81, 0.16, 0.03, 0.25]
+"""That run's critic: explained variance before each update (warm-up, calibration, then 14 joint steps), the
+`losses/explained_variance_before` of runs/learns/ppo-s0/rpr-1/metrics.jsonl (docs/experiments.md, 2026-12-06)."""
+
+
+def credit_figure(rows: dict | None = None):
+    """A plotly chart: per kind, the share of a success's action tokens pushed down (negative whitened advantage)
+    under each baseline (default `KIT_CREDIT_PPO_S0`)."""
+    import plotly.graph_objects as go
+
+    rows = rows or KIT_CREDIT_PPO_S0
+    kinds = list(rows)
+    names = ("the critic, every token (the paper's)", "the critic, once per turn", "one constant (no critic)")
+    fig = go.Figure([go.Bar(x=kinds, y=[100 * rows[k][i + 1] for k in kinds], name=name)
+                     for i, name in enumerate(names)])
+    fig.update_layout(barmode="group", yaxis_title="% of a success's tokens with advantage < 0", height=400,
+                      title="Successes the update partly unlearns: bench.learns, ppo, seed 0, its final critic",
+                      margin=dict(t=50))
+    return fig

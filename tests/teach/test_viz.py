@@ -38,3 +38,13 @@ def test_the_checks_chart_shows_each_family_and_the_measured_verdicts():
     assert [b.name for b in boxes] == ["data_csv", "file_ops"] and list(boxes[1].y) == [3, 4, 4]
     assert list(bars[0].y) == [v[0] for v in KIT_CORE_VERDICTS.values()]
     assert list(bars[1].y) == [100 * v[1] for v in KIT_CORE_VERDICTS.values()]
+
+
+def test_the_credit_chart_draws_the_three_baselines_per_kind():
+    from rsi_lite.teach.viz import KIT_CREDIT_PPO_S0, KIT_EV_PPO_S0, credit_figure
+
+    fig = credit_figure()
+    assert len(fig.data) == 3 and list(fig.data[0].x) == list(KIT_CREDIT_PPO_S0)
+    assert list(fig.data[2].y) == [0.0] * len(KIT_CREDIT_PPO_S0)  # a constant pushes no success's token down
+    assert round(fig.data[0].y[1], 6) == 28.0  # "Count the data rows of": 28% under the token values
+    assert len(KIT_EV_PPO_S0) == 16 and max(KIT_EV_PPO_S0) < 0.3
