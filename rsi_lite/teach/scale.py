@@ -81,3 +81,11 @@ def memory_figure(plans: dict[str, tuple[dict, float]]):
                       annotation_text=f"{gpu_gb:.0f} GB GPU")
     fig.update_layout(barmode="stack", yaxis_title="GB per GPU (estimated)")
     return fig
+
+
+def agree(label: str, by_hand: float, from_plan: float, unit: str = "GB", rel: float = 1e-9) -> str:
+    """One line: a term worked by hand beside the plan's, and whether they agree (to `rel`)."""
+    ok = abs(by_hand - from_plan) <= rel * max(abs(by_hand), abs(from_plan), 1e-12)
+    fmt = (lambda x: f"{x:,.0f}") if unit in ("", "tokens", "bytes", "parameters") else (lambda x: f"{x:.3f}")
+    return (f"{label:34} by hand {fmt(by_hand):>16} {unit:10} scale_up.memory {fmt(from_plan):>16}  "
+            + ("agree" if ok else "DIFFER"))

@@ -49,3 +49,11 @@ def test_the_drawn_terms_add_up_to_the_phases(memory):
     fig = memory_figure({"80": (plan(cfg, arch, 80), 80.0), "141": (plan(cfg, arch, 141), 141.0)})
     names = [t.name for t in fig.data if t.showlegend]
     assert len(names) == len(set(names)) and "critic states" in names
+
+
+def test_agree_says_when_a_term_differs():
+    from rsi_lite.teach.scale import agree
+
+    assert agree("P", 27_227_395_072, 27_227_395_072, "parameters").endswith("agree")
+    assert "27,227,395,072" in agree("P", 27_227_395_072, 27_227_395_072, "parameters")
+    assert agree("states", 15.549, 15.55).endswith("DIFFER") and agree("x", 1.0, 1.0 + 1e-12).endswith("agree")
