@@ -50,7 +50,7 @@ def _gain(runs: dict, a: str, b: str, suite: str = "core") -> tuple[float, float
 
 
 def _said(g: tuple[float, float] | None, a: str, b: str) -> str | None:
-    return None if g is None else f"{b} minus {a} on core: {g[0]:+.1f} points, spread {g[1]:.1f}"
+    return None if g is None else f"'{b}' minus '{a}' on core: {g[0]:+.1f} points, spread {g[1]:.1f}"
 
 
 def control_answers(runs: dict, ev: dict, source: str) -> dict[str, dict]:
