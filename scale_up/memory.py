@@ -70,40 +70,49 @@ class Arch:
         return self.layers * sum(rank * (a + b) for a, b in self.linears())
 
 
+def activation_terms(s: int, arch: Arch, logits: bool) -> dict:
+    """Gigabytes of one micro-batch's activations on one GPU holding `s` tokens (after the Ulysses split), with
+    gradient checkpointing: each layer's input, one layer's recomputed working set, two all-gathered layers in
+    flight, and (`logits`: a vocabulary head without fused kernels) the logits in bf16 and their fp32 log-softmax."""
+    L, h, i, V = arch.layers, arch.hidden, arch.intermediate, arch.vocab
+    return {"layer_inputs": L * s * h * 2 / GB, "working": s * (12 * h + 6 * i) * 2 / GB,
+            "gathered": 2 * arch.layer_params() * 2 / GB, "logits": s * V * (2 + 4) / GB if logits else 0.0}
+
+
 def plan(cfg, arch: Arch, gpu_gb: float) -> dict:
-    """Per-GPU gigabytes of each phase (see the module docstring); `cfg` the composed verl config, or the
-    config file read without verl (`scale_up.settings.read_config`: the same values)."""
+    """Per-GPU gigabytes of each phase and of each term behind them (see the module docstring); `cfg` the
+    composed verl config, or the config file read without verl (`scale_up.settings.read_config`: the same
+    values). Notebook 07 works each term by hand against this."""
     a, c, r = at(cfg, "actor_rollout_ref.actor"), at(cfg, "critic"), at(cfg, "actor_rollout_ref.rollout")
     W = at(cfg, "trainer.nnodes") * at(cfg, "trainer.n_gpus_per_node")
-    P, L, h, i, V = arch.params(), arch.layers, arch.hidden, arch.intermediate, arch.vocab
+    P, L = arch.params(), arch.layers
     rank = at(cfg, "actor_rollout_ref.model.lora_rank")
     T = arch.lora_params(rank) if rank > 0 else 0
     base_bytes = BYTES[str(at(a, "fsdp_config.model_dtype", "fp32"))]
-    actor_states = (P * base_bytes + 16 * T) / W if rank > 0 else 16 * P / W
+    # a LoRA actor: its frozen base at base_bytes, its adapters with fp32 master, gradient and Adam's two moments
+    # (16 bytes a parameter); full weights: 16 bytes for every parameter
+    base, lora_states = (P * base_bytes / W, 16 * T / W) if rank > 0 else (16 * P / W, 0.0)
     critic_rank = at(c, "model.lora_rank", 0)
     critic_states = 16 * P / W if critic_rank == 0 else (P * 2 + 16 * arch.lora_params(critic_rank)) / W
 
-    def activations(section, vocab_head: bool) -> float:
-        s = at(section, "ppo_max_token_len_per_gpu")  # tokens per GPU after the Ulysses split
-        layer_inputs = L * s * h * 2
-        working = s * (12 * h + 6 * i) * 2
-        gathered = 2 * arch.layer_params() * 2
-        # the critic's head has one output, not V; fused kernels compute log-probabilities without the logits
-        logits = s * V * (2 + 4) if vocab_head and not fused else 0
-        return (layer_inputs + working + gathered + logits) / GB
-
     fused = bool(at(cfg, "actor_rollout_ref.model.use_fused_kernels", False))
+    # the critic's head has one output, not V; fused kernels compute log-probabilities without the logits
+    act_actor = activation_terms(at(a, "ppo_max_token_len_per_gpu"), arch, logits=not fused)
+    act_critic = activation_terms(at(c, "ppo_max_token_len_per_gpu"), arch, logits=False)
     t = at(r, "tensor_model_parallel_size")
     rollout = {"vllm_weights": 2 * P / t / GB, "vllm_total": at(r, "gpu_memory_utilization") * gpu_gb}
     kv_per_token = 2 * L * arch.kv_dim * 2  # K and V, bf16, per token, one replica
     rollout["kv_cache_tokens_per_replica"] = int(max(0.0, rollout["vllm_total"] - rollout["vllm_weights"]) * GB * t
                                                  / kv_per_token)
-    states = (actor_states + critic_states) / GB
+    states = (base + lora_states + critic_states) / GB
     out = {
         "gpus": W, "params_B": P / 1e9, "lora_params_M": T / 1e6,
-        "actor_states_gb": actor_states / GB, "critic_states_gb": critic_states / GB,
-        "actor_train_gb": states + activations(a, True), "critic_train_gb": states + activations(c, False),
-        "rollout_gb": states + rollout["vllm_total"], **rollout,
+        "actor_base_gb": base / GB, "actor_lora_states_gb": lora_states / GB,
+        "actor_states_gb": (base + lora_states) / GB, "critic_states_gb": critic_states / GB,
+        "actor_activations_gb": sum(act_actor.values()), "critic_activations_gb": sum(act_critic.values()),
+        "actor_activation_terms": act_actor,
+        "actor_train_gb": states + sum(act_actor.values()), "critic_train_gb": states + sum(act_critic.values()),
+        "rollout_gb": states + rollout["vllm_total"], **rollout, "kv_bytes_per_token": kv_per_token,
         "tokens_per_micro_batch": at(a, "ppo_max_token_len_per_gpu") * at(a, "ulysses_sequence_parallel_size"),
         "context": at(r, "prompt_length") + at(r, "response_length"),
     }

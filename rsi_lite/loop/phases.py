@@ -158,8 +158,26 @@ def run_floor(d: Path, cfg: EvalConfig) -> dict:
 
 
 def val_key(doc: dict) -> tuple[float, float]:
+    """What selection compares in an evaluation's results.json: `val`'s (success, process reward), in that order."""
     v = doc["suites"]["val"]
     return v["success"], v["process_reward"]
+
+
+def keeps_incoming(incoming: dict, new: dict) -> bool:
+    """The selection rule on two evaluations (results.json): the incoming checkpoint stays only when it is strictly
+    better on `val` (success, then process reward); a tie keeps the new one, since training is what the method does."""
+    return val_key(incoming) > val_key(new)
+
+
+def retained_after(stages: list[str], docs: dict[str, dict]) -> list[str]:
+    """The stage retained after each training phase of `stages` (Base first, in the loop's order; `docs` each
+    stage's results.json): `Loop.select` in turn, each phase against what the one before retained, which is also
+    where the next phase starts. `retained_after(STAGES, docs)[-1]` is the run's final checkpoint."""
+    kept, out = stages[0], []
+    for new in stages[1:]:
+        kept = kept if keeps_incoming(docs[kept], docs[new]) else new
+        out.append(kept)
+    return out
 
 
 # ---------------------------------------------------------------- the loop
@@ -240,7 +258,7 @@ class Loop:
         if phase not in self.selection:
             docs = {s: self._eval_doc(s) for s, _ in (incoming, new)}
             a, b = val_key(docs[incoming[0]]), val_key(docs[new[0]])
-            keep = incoming if a > b else new
+            keep = incoming if keeps_incoming(docs[incoming[0]], docs[new[0]]) else new
             why = (f"val success {100 * b[0]:.1f}% vs {100 * a[0]:.1f}%, process reward {b[1]:.3f} vs {a[1]:.3f}: "
                    + (f"{incoming[0]} is better, kept" if keep is incoming else f"{new[0]} is not worse, kept"))
             self.selection[phase] = {

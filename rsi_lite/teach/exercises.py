@@ -270,3 +270,236 @@ def check_whiten(fn, trials: int = 12, seed: int = 0) -> tuple[bool, str]:
         return False, (f"case {i}: mask {mask.tolist()}\n  expected {[round(x, 3) for x in want[0].tolist()]}\n"
                        f"  got      {[round(x, 3) for x in got[0].tolist()]}{why}")
     return True, f"correct on {trials} random batches (padding and equal advantages among them)"
+# ---------------------------------------------------------------- 06 · which checkpoint the loop keeps
+
+def _eval(core: float, val: float, val_process: float, core_process: float = 0.5) -> dict:
+    """An evaluation as results.json holds it, reduced to what selection could read."""
+    return {"suites": {"core": {"success": core, "process_reward": core_process},
+                       "val": {"success": val, "process_reward": val_process}}}
+
+
+_FIVE = ["Base", "RSR-1", "RPR-1", "RSR-2", "RPR-2"]
+SELECTION_CASES = [
+    ("a full tie on val (success and process reward): training is what the method does, so the new one is kept",
+     ["Base", "RSR-1", "RPR-1"], [_eval(0, 0, .3), _eval(.3, .2, .5), _eval(.3, .2, .5)]),
+    ("val success ties and the process reward decides", ["Base", "RSR-1", "RPR-1"],
+     [_eval(0, 0, .3), _eval(.3, .2, .5), _eval(.2, .2, .45)]),
+    ("success first, process reward only on a tie", ["Base", "RSR-1", "RPR-1"],
+     [_eval(0, 0, .3), _eval(.3, .2, .4), _eval(.2, .1, .6)]),
+    ("core and val disagree: only val is looked at (core is an evaluation suite)", ["Base", "RSR-1", "RPR-1"],
+     [_eval(0, 0, .3), _eval(.3, .2, .5), _eval(.4, .1, .5)]),
+    ("a chain: each phase is compared with what was retained before it, not with the phase before it", _FIVE,
+     [_eval(0, 0, .3), _eval(.3, .3, .5), _eval(.1, .1, .5), _eval(.2, .2, .5), _eval(.25, .25, .5)]),
+    ("Base is a candidate like any other: a training phase that makes val worse is not kept", _FIVE,
+     [_eval(.1, .1, .3), _eval(0, 0, .5), _eval(.2, .2, .5), _eval(.2, .2, .5), _eval(.1, .1, .5)]),
+]
+"""(what the case tests, stages, their evaluations): named cases the selection checker tries first, each built so
+that one usual mistake (`SELECTION_MISTAKES`) fails it and the others do not."""
+
+
+def _random_selection_case(rng: random.Random) -> tuple[list[str], list[dict]]:
+    # few distinct values, so that ties on success and on process reward are frequent
+    stages = _FIVE if rng.random() < 0.7 else _FIVE[:3]
+    return stages, [_eval(rng.choice([0, 1, 2, 3]) / 9, rng.choice([0, 1, 2, 3]) / 9, rng.choice([.4, .5, .6]),
+                          rng.choice([.4, .5, .6])) for _ in stages]
+
+
+def _table(stages, docs) -> str:
+    return "\n".join(f"    {s:6} val success {d['suites']['val']['success']:.3f} process {d['suites']['val']['process_reward']:.2f}"
+                     f" | core success {d['suites']['core']['success']:.3f}" for s, d in zip(stages, docs))
+
+
+def _chain(stages, evals, *, suite="val", tie_keeps_new=True, success_only=False, against_previous=False):
+    """The selection rule with one of its usual mistakes switched on (the defaults are the rule itself)."""
+    def key(s):
+        v = evals[s]["suites"][suite]
+        return (v["success"],) if success_only else (v["success"], v["process_reward"])
+
+    kept, out = stages[0], []
+    for prev, new in zip(stages, stages[1:]):
+        a, b = key(prev if against_previous else kept), key(new)
+        kept = new if (b >= a if tie_keeps_new else b > a) else (prev if against_previous else kept)
+        out.append(kept)
+    return out
+
+
+SELECTION_MISTAKES = {
+    "picked by core, not val (core is an evaluation suite: choosing on it makes its figures optimistic)":
+        dict(suite="core"),
+    "a tie kept the incoming checkpoint (the rule keeps the new one)": dict(tie_keeps_new=False),
+    "val success alone (the process reward breaks a tie on success)": dict(success_only=True),
+    "each phase against the phase before it, not against what was retained": dict(against_previous=True),
+}
+"""A usual mistake -> the `_chain` switches that make it: the checker names the one a wrong answer matches."""
+
+
+def check_selection(fn, trials: int = 300, seed: int = 0) -> tuple[bool, str]:
+    """`fn(stages, evals) -> list of stage names`: the stage the loop retains after each training phase.
+    `stages` lists the phases in the loop's order, Base first; `evals[stage]["suites"][suite]` holds `success` and
+    `process_reward` for `core` and `val`, as each stage's results.json. The reference is the loop's own rule,
+    `loop.phases.retained_after` (`Loop.select` in turn). The named cases (`SELECTION_CASES`) come first, then
+    random ones with many ties."""
+    import copy
+
+    from ..loop.phases import retained_after
+
+    rng = random.Random(seed)
+    cases = [(what, s, d) for what, s, d in SELECTION_CASES]
+    cases += [("a random run", *_random_selection_case(rng)) for _ in range(trials)]
+    for i, (what, stages, docs) in enumerate(cases):
+        evals = dict(zip(stages, docs))
+        want = retained_after(stages, evals)
+        try:
+            got = [str(x) for x in fn(list(stages), copy.deepcopy(evals))]
+        except Exception as e:  # noqa: BLE001 - the learner's code may raise anything
+            return False, f"not yet: {type(e).__name__}: {e}"
+        if got != want:
+            named = [m for m, kw in SELECTION_MISTAKES.items() if got == _chain(stages, evals, **kw)]
+            hint = (f" (one entry per training phase: {len(stages) - 1} here, Base is not a training phase)"
+                    if len(got) != len(want) else f"\n  that is the answer with this mistake: {named[0]}" if named
+                    else "")
+            return False, (f"case {i}, {what}:\n{_table(stages, docs)}\n  expected {want}\n  got      {got}{hint}")
+    return True, f"correct on {len(cases)} runs ({len(SELECTION_CASES)} named cases, then random ones)"
+
+
+def check_predictions(predictions: dict, answers: dict) -> tuple[bool, str]:
+    """Predict-then-check: `predictions` maps a question's key to True / False (None: not yet answered);
+    `answers` maps it to {"question", "answer" (True / False, or None where not measured), "figures", "source"}.
+    One line per question; ok when every measured answer was predicted."""
+    if not predictions or any(predictions.get(k) is None for k in answers):
+        return False, "not yet: write True or False for every question first"
+    lines, right, measured = [], 0, 0
+    for key, a in answers.items():
+        p = predictions.get(key)
+        if a.get("answer") is None:
+            verdict = "not measured"
+        else:
+            measured += 1
+            right += bool(p) == a["answer"]
+            verdict = "right" if bool(p) == a["answer"] else "not what was measured"
+        lines.append(f"- {a['question']}\n    you: {p}; measured: {a.get('answer')} ({verdict}): {a.get('figures') or '-'}"
+                     f" [{a.get('source', '')}]")
+    return right == measured, f"{right} of {measured} measured answers predicted\n" + "\n".join(lines)
+
+
+# ---------------------------------------------------------------- 07 · the 27B memory plan, per GPU
+
+SHAPES = [(64, 5120, 22016, 40, 8), (28, 3584, 18944, 28, 4), (32, 4096, 11008, 32, 32), (48, 5120, 13824, 40, 8),
+          (80, 8192, 29568, 64, 8)]
+"""(layers, hidden, intermediate, heads, KV heads) of dense decoder shapes the memory checkers vary over; the
+first is notebook 07's target."""
+
+
+def _set(cfg, path: str, value) -> None:
+    *head, last = path.split(".")
+    for part in head:
+        cfg = cfg[part]
+    cfg[last] = value
+
+
+def _memory_cases(arch, cfg, rng: random.Random, trials: int, vary):
+    """(arch, cfg, gpu_gb) variants: the target as configured first, then random ones (`vary(cfg, rng)` sets the
+    settings a checker is about)."""
+    import copy
+    import dataclasses
+
+    yield arch, cfg, 80.0
+    for _ in range(trials):
+        layers, hidden, inter, heads, kv = rng.choice(SHAPES)
+        a = dataclasses.replace(arch, layers=layers, hidden=hidden, intermediate=inter, heads=heads, kv_heads=kv,
+                                vocab=rng.choice([arch.vocab, 32000, 128256]))
+        c = copy.deepcopy(cfg)
+        vary(c, rng)
+        yield a, c, rng.choice([40.0, 80.0, 141.0])
+
+
+def _near(got, want: float, rel: float = 1e-6) -> bool:
+    try:
+        return math.isclose(float(got), want, rel_tol=rel, abs_tol=1e-9)
+    except (TypeError, ValueError):
+        return False
+
+
+def check_fsdp_states(fn, plan, arch, cfg, trials: int = 30, seed: int = 0) -> tuple[bool, str]:
+    """`fn(params, lora_params, gpus, base_bytes) -> GB per GPU`: the training states every GPU holds under FSDP
+    (full sharding over all `gpus`): the LoRA actor's frozen base at `base_bytes` a parameter, its `lora_params`
+    adapter weights trained with an fp32 master, an fp32 gradient and Adam's two fp32 moments, and the full-weight
+    critic trained the same way; GB = 1e9 bytes. Checked against `plan` (`scale_up.memory.plan`, passed in since
+    the library never imports scale_up) as its `actor_states_gb + critic_states_gb`, on `cfg` (the 27B config) and
+    `arch` (its architecture, `scale_up.memory.Arch`) and variants of both: GPU count, LoRA rank, the base's dtype,
+    the model's shape."""
+    def vary(c, rng):
+        _set(c, "trainer.nnodes", rng.choice([1, 2, 4, 8, 16]))
+        _set(c, "trainer.n_gpus_per_node", rng.choice([4, 8]))
+        _set(c, "actor_rollout_ref.model.lora_rank", rng.choice([8, 16, 64, 128]))
+        _set(c, "actor_rollout_ref.actor.fsdp_config.model_dtype", rng.choice(["bf16", "fp32"]))
+        _set(c, "critic.model.lora_rank", 0)
+
+    mistakes = {  # what a usual mistake computes, to name it when the learner's answer matches it
+        "not sharded: every GPU holds 1/gpus of the states under FSDP": lambda P, T, W, b: (b * P + 16 * T + 16 * P) / 1e9,
+        "GiB (2**30) in place of GB (1e9)": lambda P, T, W, b: (b * P + 16 * T + 16 * P) / W / 2**30,
+        "Adam states for the frozen base: it has no gradient and no optimizer state": lambda P, T, W, b: (16 * P + 16 * T + 16 * P) / W / 1e9,
+        "the critic without its gradient and Adam's moments: it is trained, 16 bytes a parameter": lambda P, T, W, b: (b * P + 16 * T + 4 * P) / W / 1e9,
+        "the adapters at the base's bytes: they train, 16 bytes a parameter": lambda P, T, W, b: (b * P + b * T + 16 * P) / W / 1e9,
+        "no critic: PPO trains a value model of the same size beside the actor": lambda P, T, W, b: (b * P + 16 * T) / W / 1e9,
+    }
+    rng = random.Random(seed)
+    for i, (a, c, gb) in enumerate(_memory_cases(arch, cfg, rng, trials, vary)):
+        p = plan(c, a, gb)
+        want = p["actor_states_gb"] + p["critic_states_gb"]
+        P, W = a.params(), p["gpus"]
+        T = a.lora_params(c["actor_rollout_ref"]["model"]["lora_rank"])
+        b = {"bf16": 2, "fp32": 4}[c["actor_rollout_ref"]["actor"]["fsdp_config"]["model_dtype"]]
+        try:
+            got = fn(P, T, W, b)
+        except Exception as e:  # noqa: BLE001 - the learner's code may raise anything
+            return False, f"not yet: {type(e).__name__}: {e}"
+        if not _near(got, want):
+            named = [m for m, f in mistakes.items() if _near(got, f(P, T, W, b))]
+            return False, (f"case {i}: params={P:,} lora_params={T:,} gpus={W} base_bytes={b}\n"
+                           f"  expected {want:.4f} GB per GPU\n  got      {got}"
+                           + (f"\n  that is the answer with this mistake: {named[0]}" if named else ""))
+    return True, f"correct on {trials + 1} configurations (the 27B config first)"
+
+
+def check_kv_tokens(fn, plan, arch, cfg, trials: int = 30, seed: int = 0) -> tuple[bool, str]:
+    """`fn(layers, kv_heads, head_dim, params, gpu_gb, utilization, tp) -> tokens`: how many tokens of KV cache one
+    vLLM replica (tensor parallel over `tp` GPUs) holds while it generates: on each of its GPUs, the share
+    `utilization` of `gpu_gb` less its 1/tp of the bf16 weights (none if the weights do not fit), over the bytes one
+    token's K and V take in every layer (bf16), for the whole replica. Checked (to one token) against `plan`'s
+    `kv_cache_tokens_per_replica` (`scale_up.memory.plan`, passed in) on `cfg` and `arch` and variants."""
+    def vary(c, rng):
+        _set(c, "actor_rollout_ref.rollout.tensor_model_parallel_size", rng.choice([1, 2, 4, 8]))
+        _set(c, "actor_rollout_ref.rollout.gpu_memory_utilization", rng.choice([0.5, 0.6, 0.85, 0.9]))
+
+    def tokens(L, kv, hd, P, gb, u, t, *, k_and_v=2, cache_bytes=2, kv_heads=None, per_replica=True, unit=1e9,
+               weights=True):
+        free = max(0.0, u * gb - (2 * P / t / unit if weights else 0)) * unit * (t if per_replica else 1)
+        return free / (k_and_v * L * (kv_heads or kv) * hd * cache_bytes)
+
+    rng = random.Random(seed)
+    for i, (a, c, gb) in enumerate(_memory_cases(arch, cfg, rng, trials, vary)):
+        want = plan(c, a, gb)["kv_cache_tokens_per_replica"]
+        r = c["actor_rollout_ref"]["rollout"]
+        args = (a.layers, a.kv_heads, a.hidden // a.heads, a.params(), gb, r["gpu_memory_utilization"],
+                r["tensor_model_parallel_size"])
+        try:
+            got = fn(*args)
+        except Exception as e:  # noqa: BLE001 - the learner's code may raise anything
+            return False, f"not yet: {type(e).__name__}: {e}"
+        try:
+            g = float(got)
+        except (TypeError, ValueError):
+            g = None
+        if g is None or abs(g - want) > 1:
+            mistakes = {"every attention head in place of the KV heads (grouped-query attention shares them)":
+                        dict(kv_heads=a.heads), "K alone: the cache holds K and V": dict(k_and_v=1),
+                        "an fp32 cache: vLLM keeps it in the model's bf16": dict(cache_bytes=4),
+                        "one GPU's cache: a replica spans tp GPUs": dict(per_replica=False),
+                        "GiB (2**30) in place of GB (1e9)": dict(unit=2**30),
+                        "the weights forgotten: they take part of vLLM's share": dict(weights=False)}
+            named = [m for m, kw in mistakes.items() if g is not None and abs(g - tokens(*args, **kw)) <= 1]
+            return False, (f"case {i}: layers={args[0]} kv_heads={args[1]} head_dim={args[2]} params={args[3]:,} "
+                           f"gpu_gb={gb} utilization={args[5]} tp={args[6]}\n  expected {want:,} tokens\n  got      {got}"
+                           + (f"\n  that is the answer with this mistake: {named[0]}" if named else ""))
+    return True, f"correct on {trials + 1} configurations (the 27B config first)"

@@ -53,6 +53,19 @@ def test_a_worse_checkpoint_on_val_is_not_carried_forward(tmp_path, fake_stages)
     assert sel["RSR-1"]["candidates"]["RSR-1"]["val_success"] == 0.1
 
 
+def test_retained_after_is_the_loops_selection(tmp_path, fake_stages):
+    """`loop.retained_after` (notebook 06's exercise reference) gives what the loop recorded in selection.json,
+    on a run where the chain matters: RPR-1 falls under RSR-1, RSR-2 rises over RPR-1 but not over RSR-1, and RPR-2
+    ties RSR-1 (a tie keeps the new one)."""
+    _, val_of = fake_stages
+    val_of.update({"base": 0.0, "rsr-1": 0.3, "rpr-1": 0.2, "rsr-2": 0.25, "rpr-2": 0.3})
+    start(tmp_path / "r", "tiny", log=lambda *_: None)
+    sel = json.loads((tmp_path / "r" / "selection.json").read_text())
+    docs = {s: json.loads((loop.eval_dir(tmp_path / "r", s) / "results.json").read_text()) for s in loop.STAGES}
+    assert [v["retained"] for v in sel.values()] == loop.retained_after(loop.STAGES, docs) \
+        == ["RSR-1", "RSR-1", "RSR-1", "RPR-2"]
+
+
 def test_controls_start_where_their_counterparts_start(tmp_path, fake_stages):
     calls, _ = fake_stages
     start(tmp_path / "r", "tiny", controls=("direct-ppo", "critic-reset", "reward-fdr"), log=lambda *_: None)

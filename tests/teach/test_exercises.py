@@ -5,13 +5,18 @@ the usual mistakes fail with a message. Run: pytest tests/teach/test_exercises.p
 import json
 import math
 
+import pytest
 import torch
 
 from rsi_lite.teach.exercises import (
     check_action_logprobs,
     check_clipped_loss,
+    check_fsdp_states,
+    check_kv_tokens,
     check_masked_nll,
+    check_predictions,
     check_rewards,
+    check_selection,
     check_verdict,
 )
 
@@ -199,3 +204,188 @@ def test_the_whiten_checker_passes_a_plain_solution_and_names_each_usual_mistake
     for wrong, words in ((no_eps, "eps"), (whole_tensor, "padding"), (unbiased, "n - 1"), (padding_kept, "must be 0")):
         ok, msg = check_whiten(wrong)
         assert not ok and words in msg, (wrong.__name__, msg)
+# 06 · which checkpoint the loop keeps, on val
+
+def val(d):
+    return d["suites"]["val"]["success"], d["suites"]["val"]["process_reward"]
+
+
+def selection_solution(stages, evals):
+    kept, out = stages[0], []
+    for s in stages[1:]:
+        if not val(evals[kept]) > val(evals[s]):  # a tie keeps the new one
+            kept = s
+        out.append(kept)
+    return out
+
+
+def selection_as_argmax(stages, evals):  # the same rule written as "the best so far, the latest on a tie"
+    out = []
+    for i in range(1, len(stages)):
+        best = stages[0]
+        for s in stages[1:i + 1]:
+            if val(evals[s]) >= val(evals[best]):
+                best = s
+        out.append(best)
+    return out
+
+
+def selection_keeps_incoming_on_ties(stages, evals):
+    kept, out = stages[0], []
+    for s in stages[1:]:
+        kept = s if val(evals[s]) > val(evals[kept]) else kept
+        out.append(kept)
+    return out
+
+
+def selection_by_core(stages, evals):
+    kept, out = stages[0], []
+    for s in stages[1:]:
+        a, b = (evals[x]["suites"]["core"] for x in (kept, s))
+        kept = kept if (a["success"], a["process_reward"]) > (b["success"], b["process_reward"]) else s
+        out.append(kept)
+    return out
+
+
+def selection_success_only(stages, evals):
+    kept, out = stages[0], []
+    for s in stages[1:]:
+        kept = kept if val(evals[kept])[0] > val(evals[s])[0] else s
+        out.append(kept)
+    return out
+
+
+def selection_process_reward_summed(stages, evals):
+    kept, out = stages[0], []
+    for s in stages[1:]:
+        kept = kept if sum(val(evals[kept])) > sum(val(evals[s])) else s
+        out.append(kept)
+    return out
+
+
+def selection_against_the_previous_phase(stages, evals):
+    out = []
+    for prev, s in zip(stages, stages[1:]):
+        out.append(prev if val(evals[prev]) > val(evals[s]) else s)
+    return out
+
+
+def selection_with_base(stages, evals):  # off by one: an entry for Base too
+    return [stages[0]] + selection_solution(stages, evals)
+
+
+def selection_without_the_last(stages, evals):  # off by one: the last phase's selection dropped
+    return selection_solution(stages[:-1], evals)
+
+
+def selection_best_overall(stages, evals):  # the final checkpoint for every phase
+    return [selection_solution(stages, evals)[-1]] * (len(stages) - 1)
+
+
+@pytest.mark.parametrize("mistake, where", [
+    (selection_keeps_incoming_on_ties, "a tie kept the incoming"), (selection_by_core, "picked by core"),
+    (selection_success_only, "val success alone"), (selection_process_reward_summed, "success first"),
+    (selection_against_the_previous_phase, "not against what was retained"),
+    (selection_with_base, "Base is not a training phase"),
+    (selection_without_the_last, "Base is not a training phase"), (selection_best_overall, "case")])
+def test_the_selection_checker_rejects_each_usual_mistake(mistake, where):
+    ok, msg = check_selection(mistake)
+    assert not ok and where in msg, msg
+
+
+def test_the_selection_checker_accepts_the_rule_however_written():
+    from rsi_lite.teach.exercises import SELECTION_MISTAKES, _chain
+
+    assert check_selection(selection_solution)[0]
+    assert check_selection(_chain)[0]  # the mistakes' switches, all off, are the rule
+    assert all(not check_selection(lambda s, e, kw=kw: _chain(s, e, **kw))[0] for kw in SELECTION_MISTAKES.values())
+    assert check_selection(selection_as_argmax)[0]
+    ok, msg = check_selection(stub)
+    assert not ok and msg.startswith("not yet")
+
+
+def test_the_predictions_checker():
+    answers = {"a": {"question": "qa", "answer": True, "figures": "1 vs 0", "source": "s"},
+               "b": {"question": "qb", "answer": False, "figures": "0 vs 0", "source": "s"},
+               "c": {"question": "qc", "answer": None, "figures": None, "source": "s"}}
+    assert check_predictions({"a": None, "b": None, "c": None}, answers)[1].startswith("not yet")
+    assert check_predictions({}, answers)[1].startswith("not yet")
+    ok, msg = check_predictions({"a": True, "b": False, "c": True}, answers)
+    assert ok and "2 of 2" in msg and "not measured" in msg
+    ok, msg = check_predictions({"a": True, "b": True, "c": False}, answers)
+    assert not ok and "1 of 2" in msg and "not what was measured" in msg
+
+
+# 07 · the 27B memory plan, against scale_up.memory's own
+
+@pytest.fixture(scope="module")
+def memory():
+    from scale_up.memory import TARGET, Arch, plan
+    from scale_up.settings import read_config
+
+    return plan, Arch.from_config(TARGET), read_config()
+
+
+def states_solution(params, lora_params, gpus, base_bytes):
+    actor = params * base_bytes + lora_params * (4 + 4 + 4 + 4)  # frozen base; adapters: master, grad, Adam m, v
+    critic = params * 16
+    return (actor + critic) / gpus / 1e9
+
+
+STATE_MISTAKES = {
+    "not sharded": lambda P, T, W, b: (P * b + 16 * T + 16 * P) / 1e9,
+    "GiB": lambda P, T, W, b: (P * b + 16 * T + 16 * P) / W / 2**30,
+    "Adam states for the frozen base": lambda P, T, W, b: (16 * P + 16 * T + 16 * P) / W / 1e9,
+    "the critic without its gradient": lambda P, T, W, b: (P * b + 16 * T + 4 * P) / W / 1e9,
+    "the adapters at the base's bytes": lambda P, T, W, b: (P * b + b * T + 16 * P) / W / 1e9,
+    "no critic": lambda P, T, W, b: (P * b + 16 * T) / W / 1e9,
+    "the base always in bf16": lambda P, T, W, b: (P * 2 + 16 * T + 16 * P) / W / 1e9,
+}
+
+
+def test_the_states_checker(memory):
+    assert check_fsdp_states(states_solution, *memory) == (True, "correct on 31 configurations (the 27B config first)")
+    ok, msg = check_fsdp_states(stub, *memory)
+    assert not ok and msg.startswith("not yet")
+    for name, mistake in STATE_MISTAKES.items():
+        ok, msg = check_fsdp_states(mistake, *memory)
+        assert not ok, name
+        if name != "the base always in bf16":  # right on the 27B config (bf16): caught on a variant, unnamed
+            assert name in msg, (name, msg)
+
+
+def kv_solution(layers, kv_heads, head_dim, params, gpu_gb, utilization, tp):
+    per_gpu = utilization * gpu_gb * 1e9 - 2 * params / tp
+    per_token = 2 * layers * kv_heads * head_dim * 2  # K and V, every layer, bf16
+    return int(max(per_gpu, 0) * tp / per_token)
+
+
+def kv_mistake(**kw):
+    def fn(layers, kv_heads, head_dim, params, gpu_gb, utilization, tp):
+        unit = kw.get("unit", 1e9)
+        weights = 2 * params / tp / unit if kw.get("weights", True) else 0
+        free = max(0.0, utilization * gpu_gb - weights) * unit * (tp if kw.get("per_replica", True) else 1)
+        return free / (kw.get("k_and_v", 2) * layers * kw.get("heads", kv_heads) * head_dim * kw.get("bytes", 2))
+    return fn
+
+
+def test_the_kv_checker(memory):
+    assert check_kv_tokens(kv_solution, *memory) == (True, "correct on 31 configurations (the 27B config first)")
+    assert check_kv_tokens(lambda *a: kv_solution(*a) + 0.6, *memory)[0]  # rounding is not a mistake
+    assert check_kv_tokens(stub, *memory)[1].startswith("not yet")
+    for name, kw in {"KV heads": dict(heads=40), "K alone": dict(k_and_v=1), "fp32 cache": dict(bytes=4),
+                     "a replica spans tp GPUs": dict(per_replica=False), "GiB": dict(unit=2**30),
+                     "the weights forgotten": dict(weights=False)}.items():
+        ok, msg = check_kv_tokens(kv_mistake(**kw), *memory)
+        assert not ok and name in msg, (name, msg)
+
+
+def test_the_plan_terms_add_up(memory):
+    """Notebook 07 works each term by hand against the plan: its terms must add up to its phases."""
+    plan, arch, cfg = memory
+    p = plan(cfg, arch, 80)
+    states = p["actor_base_gb"] + p["actor_lora_states_gb"] + p["critic_states_gb"]
+    assert p["actor_states_gb"] == pytest.approx(p["actor_base_gb"] + p["actor_lora_states_gb"])
+    assert p["actor_train_gb"] == pytest.approx(states + sum(p["actor_activation_terms"].values()))
+    assert p["critic_train_gb"] == pytest.approx(states + p["critic_activations_gb"])
+    assert p["rollout_gb"] == pytest.approx(states + p["vllm_total"])
