@@ -1,28 +1,43 @@
-"""The cycle at scale: RSR-1 -> RPR-1 -> RSR-2 -> RPR-2 as verl jobs, in the kit's run directory.
+"""The cycle at scale: Base -> RSR-1 -> RPR-1 -> RSR-2 -> RPR-2 as verl jobs in the kit's run directory, every
+phase evaluated and selected on `val` as the CPU loop (`rsi_lite.loop.phases`) does.
 
     python -m scale_up.cycle --run RUN --model MODEL [--launcher slurm] [--steps 20] [--dry-run]
 
 Each phase is a list of jobs run one after another. A job is a command (the kit's environment, verl's, or a
-Slurm job of verl's) or a step done here (the export); each gets a directory RUN/<phase>/jobs/<job>/ whose DONE
-is written once it has finished, and the phase's own DONE (`rsi_lite.rundir`) once its last job has. Started
-again after a kill, the cycle skips every finished phase and job and runs the first unfinished job again from
-its start: verl's own `trainer.resume_mode: auto` then resumes that job from its newest `global_step_N`.
+Slurm job of verl's) or a step done here; each gets a directory RUN/<phase>/jobs/<job>/ whose DONE is written
+once it has finished. Started again after a kill, the cycle skips every finished job and runs the first
+unfinished one again from its start: verl's own `trainer.resume_mode: auto` then resumes that job from its newest
+`global_step_N`, and the kit's stages and evaluations continue from their own DONE files.
 
+    base   tasks     verl's task rows from the kit's pool (`data.write_run_tasks`): RUN/tasks/train.parquet and
+                     warmup.parquet (the pool split as the kit's RPR splits it), val.parquet (the val suite)
+           eval      Base evaluated as the CPU loop evaluates every phase (`loop.phases.run_eval`: the run's
+                     evaluation settings, the `gpu` profile's suites, k and temperature) -> RUN/eval-base/
+           floor     the evaluated tasks' verifiers on untouched workspaces (`loop.phases.run_floor`) -> eval-floor/
     RSR-N  rewrite   the kit's self-rewrite up to rsr-N/dataset.jsonl (`run_rsr(until="dataset")`, the `gpu`
-                     profile's settings, the kit's environment and generation backend)
+                     profile's settings, the kit's environment and generation backend) from the checkpoint retained
+                     before it
            sft       verl's SFT trainer on it (configs/rsi_sft.yaml, `KitSFTDataset`)    -> RUN/verl/rsr-N/
            merge     verl's model merger on the newest step's actor                     -> RUN/verl/rsr-N/merged/
            export    the adapter into rsr-N/checkpoint/, verl's SFT metrics into rsr-N/sft.json
            finish    the kit's `run_rsr` again: it finds the checkpoint, writes funnel.json and DONE
+           eval      RSR-N's checkpoint, as Base                                        -> RUN/eval-rsr-N/
+           select    `loop.phases.select_on_val`: of the checkpoint retained before RSR-N and RSR-N's, the better
+                     on val goes on (RUN/selection.json, as the CPU loop writes it)
     RPR-N  warmup    (cycle one) the critic warm-up, rsi_27b + WARMUP_OVERRIDES            -> RUN/verl/rpr-1-warmup/
-           ppo       verl's PPO with the kit's TB-GAE (configs/rsi_27b.yaml) from rsr-N's adapter, the critic
-                     inherited from the warm-up (cycle one) or from RPR-(N-1) (`trainer.rsi_critic_from`)
+           ppo       verl's PPO with the kit's TB-GAE (configs/rsi_27b.yaml) from the checkpoint retained after
+                     RSR-N, the critic inherited from the warm-up (cycle one) or from RPR-(N-1)
+                     (`trainer.rsi_critic_from`)
            merge     as above                                                           -> RUN/verl/rpr-N/merged/
            export    the adapter into rpr-N/actor/; each logged step into rpr-N/step-KKK/ (metrics.json, the
                      episodes as the kit's trajectories.jsonl, DONE), rpr-N/metrics.jsonl, summary.json, DONE
+           eval      RPR-N's actor, as Base                                             -> RUN/eval-rpr-N/
+           select    as after RSR-N
 
-So `rsi-lite report RUN` reads the funnels, the PPO curves and the reward shares, and `rsi-lite eval
---checkpoint RUN/rpr-1/actor` evaluates an exported actor, as for a CPU run. The critic stays verl's (a
+Where each phase starts is decided when it starts, from RUN/selection.json (`retained_before`): a checkpoint
+worse on val than the one it was trained from is not carried forward, as in the CPU loop. So `rsi-lite report
+RUN` shows the stage table, the selection, the funnels, the PPO curves and the reward shares as for a CPU run,
+and `rsi-lite eval --checkpoint RUN/rpr-1/actor` evaluates an exported actor. The critic stays verl's (a
 full-weight value model, configs/rsi_27b.yaml says why): rpr-N/critic.json names its checkpoint.
 """
 
@@ -34,20 +49,18 @@ import os
 import shlex
 import subprocess
 import sys
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-from rsi_lite.records import read_jsonl, write_json_atomic, write_jsonl_atomic
+from rsi_lite.records import read_json, write_json_atomic
 from rsi_lite.rundir import StageDir, rpr_dir, rsr_dir
 
-from .export import export_actor
+from .export import export_rpr, export_rsr
 
 REPO = Path(__file__).resolve().parents[1]
-PHASES = ("rsr-1", "rpr-1", "rsr-2", "rpr-2")
-METRIC_NAMES = {"losses/clipfrac": "actor/pg_clipfrac", "losses/approx_kl": "actor/ppo_kl",
-                "losses/explained_variance_before": "critic/vf_explained_var", "losses/policy": "actor/pg_loss",
-                "losses/value": "critic/vf_loss", "returns/mean": "critic/returns/mean"}
-"""The kit's metric glossary -> verl's names for the same quantity (what the report's curves read)."""
+PHASES = ("base", "rsr-1", "rpr-1", "rsr-2", "rpr-2")
+LABELS = {"base": "Base", "rsr-1": "RSR-1", "rpr-1": "RPR-1", "rsr-2": "RSR-2", "rpr-2": "RPR-2"}
+"""Phase directory -> the stage label the CPU loop gives it (its eval-<stage>/ and selection.json's keys)."""
 
 
 @dataclass
@@ -66,9 +79,19 @@ class CycleConfig:
     rpr2_actor_lr: float = 1e-6
     """RPR-2's actor learning rate (RPR-1's is the config's): the paper's ratio between the cycles at LoRA scale."""
     train_files: str = ""
-    """verl's task rows (python -m scale_up.data): default RUN/tasks/train.parquet."""
+    """Where the `tasks` job writes verl's PPO task rows: default RUN/tasks/train.parquet."""
     warmup_files: str = ""
-    """The critic warm-up's task rows: default RUN/tasks/warmup.parquet."""
+    """Where it writes the critic warm-up's task rows: default RUN/tasks/warmup.parquet."""
+    val_files: str = ""
+    """Where it writes the val suite's rows (verl's `data.val_files`, which verl reads at every start even with
+    its validation off): default RUN/tasks/val.parquet."""
+    pool_size: int = 0
+    """Tasks generated into RUN/pool; 0: the `gpu` profile's."""
+    warmup_tasks: int = 0
+    """Pool tasks set aside for the critic warm-up; 0: the `gpu` profile's RPR config's."""
+    eval: dict = field(default_factory=dict)
+    """`EvalConfig` fields over the `gpu` profile's evaluation (say {"limit": 20} for a cheaper one); the result
+    is fixed in run.json (profile.eval) at the first start, so every phase is evaluated alike."""
     verl_python: str = ".venv-verl/bin/python"
     kit_python: str = ".venv/bin/python"
     nnodes: int = 4
@@ -80,12 +103,28 @@ class CycleConfig:
         self.run = str(Path(self.run).absolute())
         self.train_files = self.train_files or f"{self.run}/tasks/train.parquet"
         self.warmup_files = self.warmup_files or f"{self.run}/tasks/warmup.parquet"
+        self.val_files = self.val_files or f"{self.run}/tasks/val.parquet"
+
+    @classmethod
+    def read(cls, path: Path) -> "CycleConfig":
+        """The config saved in `path` (cycle.json); a field it does not know is an error naming it."""
+        d = read_json(path)
+        if not isinstance(d, dict):
+            raise ValueError(f"{path}: expected a JSON object of CycleConfig fields")
+        known = {f.name for f in fields(cls)}
+        if unknown := sorted(set(d) - known):
+            raise ValueError(f"{path}: field(s) {', '.join(unknown)} are not CycleConfig fields "
+                             f"({', '.join(sorted(known))})")
+        if missing := [f for f in ("run", "model") if f not in d]:
+            raise ValueError(f"{path}: field(s) {', '.join(missing)} missing")
+        return cls(**d)
 
 
 @dataclass
 class Job:
     """One job of a phase: `argv` run by the launcher (`env` says which environment: 'kit', 'verl', or
-    'cluster' for a verl job that needs the GPUs), or, with `argv` empty, the step `name` done in this process."""
+    'cluster' for a verl job that needs the GPUs), or, with `argv` empty ('here'), the step `name` done in this
+    process with `args`."""
 
     phase: str
     name: str
@@ -93,13 +132,41 @@ class Job:
     env: str = "verl"
     verl_dir: str = ""
     """The verl run this job writes or reads (its `default_local_dir`)."""
+    args: dict = field(default_factory=dict)
+    """A step done here: what it is given (the select step's candidates)."""
 
     def dir(self, run: str) -> StageDir:
         return StageDir(Path(run) / self.phase / "jobs" / self.name)
 
     def describe(self) -> str:
-        what = shlex.join(self.argv) if self.argv else f"(in this process: {self.name} into {self.phase}/)"
+        what = shlex.join(self.argv) if self.argv else (f"(in this process: {self.name}"
+                                                         + (f" from {self.verl_dir}" if self.verl_dir else "")
+                                                         + (f" {json.dumps(self.args)}" if self.args else "") + ")")
         return f"[{self.phase} {self.name}, {self.env}] {what}"
+
+
+# ---------------------------------------------------------------- where each phase starts
+
+def retained_before(run: str | Path, phase: str) -> tuple[str, str] | None:
+    """(stage label, checkpoint) a phase starts from, as the CPU loop decides it: Base for RSR-1, else what the
+    previous phase's selection retained (RUN/selection.json); None while that selection is not made."""
+    i = PHASES.index(phase)
+    if i <= 1:
+        return None if i == 0 else ("Base", "base")
+    got = StageDir(Path(run)).read("selection.json", {}).get(LABELS[PHASES[i - 1]])
+    return (got["retained"], got["checkpoint"]) if got else None
+
+
+def pending(phase: str) -> tuple[str, str]:
+    """What a plan shows for a start not decided yet (`plan_jobs` before the selection it waits on)."""
+    prev = LABELS[PHASES[PHASES.index(phase) - 1]]
+    return f"retained after {prev}", f"<the checkpoint retained after {prev}: RUN/selection.json>"
+
+
+def new_checkpoint(run: str, phase: str) -> str:
+    """The checkpoint a phase makes, where the kit's layout keeps it."""
+    cycle = int(phase[-1])
+    return str(rsr_dir(run, cycle) / "checkpoint" if phase.startswith("rsr") else rpr_dir(run, cycle) / "actor")
 
 
 # ---------------------------------------------------------------- the jobs
@@ -115,7 +182,8 @@ from the primary config, so a file that included rsi_27b could not be composed
 
 def _verl_ppo(cfg: CycleConfig, config_name: str, experiment: str, overrides: list[str]) -> list[str]:
     common = [f"--config-name={config_name}", f"trainer.experiment_name={experiment}",
-              f"actor_rollout_ref.model.path={cfg.model}", *overrides, *cfg.overrides]
+              f"actor_rollout_ref.model.path={cfg.model}", f"data.val_files={cfg.val_files}", *overrides,
+              *cfg.overrides]
     if cfg.launcher == "slurm":  # the job script sets the nodes, the GPUs and default_local_dir from RUN
         return ["sbatch", "--wait", f"--nodes={cfg.nnodes}", str(REPO / "scale_up/jobs/slurm.sbatch"), *common]
     return [cfg.verl_python, "-m", "scale_up.main", *common, f"trainer.nnodes={cfg.nnodes}",
@@ -127,16 +195,31 @@ def _merge(cfg: CycleConfig, phase: str, verl_dir: str) -> Job:
                "verl", verl_dir)
 
 
-def rsr_jobs(cfg: CycleConfig, cycle: int) -> list[Job]:
-    phase, run = f"rsr-{cycle}", cfg.run
-    init = "base" if cycle == 1 else f"{run}/rpr-{cycle - 1}/actor"
+def _evaluated(cfg: CycleConfig, phase: str, incoming: tuple[str, str]) -> list[Job]:
+    """A training phase's last two jobs: its checkpoint evaluated (the kit's environment), then the selection."""
+    label, ck = LABELS[phase], new_checkpoint(cfg.run, phase)
+    return [Job(phase, "eval", [cfg.kit_python, "-m", "scale_up.cycle", "evaluate", cfg.run, label, ck], "kit"),
+            Job(phase, "select", [], "here", args={"incoming": list(incoming), "new": [label, ck]})]
+
+
+def base_jobs(cfg: CycleConfig) -> list[Job]:
+    kit = [cfg.kit_python, "-m", "scale_up.cycle"]
+    files = {"train": cfg.train_files, "warmup": cfg.warmup_files, "val": cfg.val_files}
+    return [Job("base", "tasks", [], "here", args=files),
+            Job("base", "eval", [*kit, "evaluate", cfg.run, "Base", "base"], "kit"),
+            Job("base", "floor", [*kit, "floor", cfg.run], "kit")]
+
+
+def rsr_jobs(cfg: CycleConfig, cycle: int, incoming: tuple[str, str]) -> list[Job]:
+    """RSR-N's jobs, from `incoming` (stage label, checkpoint): the one retained before it."""
+    phase, run, init = f"rsr-{cycle}", cfg.run, incoming[1]
     verl_dir = f"{run}/verl/{phase}"
     sft = ["--config-path", str(REPO / "scale_up/configs"), "--config-name", "rsi_sft",
            f"data.train_files={run}/{phase}/dataset.jsonl", f"model.path={cfg.model}",
            f"trainer.experiment_name={phase}", f"trainer.default_local_dir={verl_dir}",
            f"trainer.nnodes={cfg.nnodes}", f"trainer.n_gpus_per_node={cfg.gpus_per_node}"]
-    if cycle > 1:
-        sft.append(f"model.lora_adapter_path={init}")  # RPR-1's actor, continued
+    if init != "base":
+        sft.append(f"model.lora_adapter_path={init}")  # the retained adapter, continued
     torchrun = [cfg.verl_python, "-m", "torch.distributed.run", f"--nnodes={cfg.nnodes}",
                 f"--nproc_per_node={cfg.gpus_per_node}", "-m", "verl.trainer.sft_trainer", *sft]
     if cfg.launcher == "slurm":
@@ -147,98 +230,99 @@ def rsr_jobs(cfg: CycleConfig, cycle: int) -> list[Job]:
             Job(phase, "sft", torchrun, "cluster", verl_dir),
             _merge(cfg, phase, verl_dir),
             Job(phase, "export", [], "here", verl_dir),
-            Job(phase, "finish", [*kit, "finish", run, str(cycle)], "kit")]
+            Job(phase, "finish", [*kit, "finish", run, str(cycle)], "kit"),
+            *_evaluated(cfg, phase, incoming)]
 
 
-def rpr_jobs(cfg: CycleConfig, cycle: int) -> list[Job]:
+def rpr_jobs(cfg: CycleConfig, cycle: int, incoming: tuple[str, str]) -> list[Job]:
+    """RPR-N's jobs, from `incoming`: the checkpoint retained after RSR-N (a fresh LoRA actor where that is Base)."""
     phase, run = f"rpr-{cycle}", cfg.run
     verl_dir = f"{run}/verl/{phase}"
-    actor = f"actor_rollout_ref.model.lora_adapter_path={run}/rsr-{cycle}/checkpoint"
+    actor = [] if incoming[1] == "base" else [f"actor_rollout_ref.model.lora_adapter_path={incoming[1]}"]
     jobs = []
     if cycle == 1:
         warm = f"{run}/verl/rpr-1-warmup"
         jobs.append(Job(phase, "warmup", _verl_ppo(cfg, "rsi_27b", "rpr-1-warmup",
-                                                   [actor, f"data.train_files={cfg.warmup_files}", *WARMUP_OVERRIDES]),
+                                                   [*actor, f"data.train_files={cfg.warmup_files}", *WARMUP_OVERRIDES]),
                         "cluster", warm))
         critic = warm
     else:
         critic = f"{run}/verl/rpr-{cycle - 1}"
-    ppo = [actor, f"data.train_files={cfg.train_files}", f"trainer.total_training_steps={cfg.steps}",
+    ppo = [*actor, f"data.train_files={cfg.train_files}", f"trainer.total_training_steps={cfg.steps}",
            f"trainer.rsi_critic_from={critic}", f"trainer.rsi_trajectory_dir={run}/{phase}/verl-trajectories"]
     if cycle > 1:
         ppo.append(f"actor_rollout_ref.actor.optim.lr={cfg.rpr2_actor_lr}")
-    jobs += [Job(phase, "ppo", _verl_ppo(cfg, "rsi_27b", phase, ppo), "cluster", verl_dir),
-             _merge(cfg, phase, verl_dir), Job(phase, "export", [], "here", verl_dir)]
-    return jobs
+    return [*jobs, Job(phase, "ppo", _verl_ppo(cfg, "rsi_27b", phase, ppo), "cluster", verl_dir),
+            _merge(cfg, phase, verl_dir), Job(phase, "export", [], "here", verl_dir),
+            *_evaluated(cfg, phase, incoming)]
+
+
+def phase_jobs(cfg: CycleConfig, phase: str, incoming: tuple[str, str] | None) -> list[Job]:
+    if phase == "base":
+        return base_jobs(cfg)
+    return (rsr_jobs if phase.startswith("rsr") else rpr_jobs)(cfg, int(phase[-1]), incoming)
 
 
 def plan_jobs(cfg: CycleConfig) -> list[Job]:
-    """Every job of the cycle, in order."""
-    return [j for c in (1, 2) for j in (rsr_jobs(cfg, c) + rpr_jobs(cfg, c))]
+    """Every job of the cycle, in order; a phase whose start waits on a selection not made yet shows it as
+    pending (`pending`). Reads RUN/selection.json where there is one, writes nothing."""
+    return [j for phase in PHASES
+            for j in phase_jobs(cfg, phase, retained_before(cfg.run, phase) or (None if phase == "base" else pending(phase)))]
 
 
 # ---------------------------------------------------------------- the steps done here
 
-def latest_step(verl_dir: str | Path) -> Path:
-    """verl's newest checkpoint of a run (`global_step_N`, from its latest_checkpointed_iteration.txt)."""
-    marker = Path(verl_dir) / "latest_checkpointed_iteration.txt"
-    if not marker.is_file():
-        raise FileNotFoundError(f"{marker}: missing (the verl job saved no checkpoint)")
-    return Path(verl_dir) / f"global_step_{int(marker.read_text().strip())}"
+def eval_settings(cfg: CycleConfig) -> dict:
+    """The evaluation every phase gets: the `gpu` profile's `EvalConfig` with `cfg.eval`'s fields over it (an
+    unknown field is an error naming it), as a dict for run.json."""
+    from rsi_lite.loop.profiles import EvalConfig, profile
+
+    base = asdict(profile("gpu").eval)
+    if unknown := sorted(set(cfg.eval) - set(base)):
+        raise ValueError(f"CycleConfig.eval: {', '.join(unknown)} are not EvalConfig fields ({', '.join(base)})")
+    try:
+        ev = EvalConfig.from_dict({**base, **cfg.eval, "rollout": {**base["rollout"], **cfg.eval.get("rollout", {})}})
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"CycleConfig.eval: {e}") from None
+    if "val" not in ev.suites:
+        raise ValueError(f"CycleConfig.eval.suites: {ev.suites} lacks 'val', on which checkpoints are selected")
+    return asdict(ev)
 
 
-def verl_metrics(verl_dir: str | Path) -> list[dict]:
-    """verl's file logger's rows ({"step": k, "data": {...}}) as {"step": k, **data}, the last row of a step
-    kept (a resumed job logs its step again)."""
-    path = Path(verl_dir) / "metrics.jsonl"
-    rows = {r["step"]: {"step": r["step"], **r["data"]} for r in read_jsonl(path)} if path.is_file() else {}
-    return [rows[k] for k in sorted(rows)]
+def write_tasks(cfg: CycleConfig) -> dict:
+    """The `tasks` job: verl's task rows from the kit's pool (`data.write_run_tasks`, the `gpu` profile's RPR
+    config), recorded in RUN/tasks/tasks.json."""
+    from rsi_lite.loop.profiles import profile
 
+    from .data import write_run_tasks
 
-def kit_row(row: dict, trajs: list[dict], critic_only_below: int) -> dict:
-    """One verl step's metrics in the kit's glossary (verl's own names kept beside them)."""
-    k = row["step"]
-    out = {**row, "phase": "calibration" if k < critic_only_below else "joint"}
-    out.update({kit: row[v] for kit, v in METRIC_NAMES.items() if v in row})
-    if trajs:
-        successes = sum(bool(t.get("verifier", {}).get("strict")) for t in trajs)
-        out.update({"success/mean": successes / len(trajs), "success/any": int(successes > 0), "episodes": len(trajs),
-                    "tokens/generated": sum(t.get("tokens", {}).get("generated", 0) for t in trajs)})
+    p = profile("gpu")
+    rpr = p.rpr
+    rpr.warmup_tasks = cfg.warmup_tasks or rpr.warmup_tasks
+    out = write_run_tasks(cfg.run, cfg.train_files, cfg.warmup_files, cfg.val_files, rpr,
+                          pool_size=cfg.pool_size or p.pool_size)
+    write_json_atomic(Path(cfg.run) / "tasks" / "tasks.json", out)
     return out
 
 
-def export_rpr(run: str, phase: str, verl_dir: str, critic_only_below: int = 5) -> dict:
-    """RPR-N's verl run into the kit's rpr-N/ (see the module docstring); returns the summary."""
-    stage = StageDir(Path(run) / phase)
-    export_actor(Path(verl_dir) / "merged", stage / "actor")
-    newest = latest_step(verl_dir)
-    stage.write("critic.json", {"verl_checkpoint": str(newest / "critic"),
-                                "note": "verl's full-weight value model; trainer.rsi_critic_from inherits it"})
-    rows = []
-    for row in verl_metrics(verl_dir):
-        src = stage / "verl-trajectories" / f"step-{row['step']:03d}.jsonl"
-        trajs = read_jsonl(src) if src.is_file() else []
-        kit = kit_row(row, trajs, critic_only_below)
-        step = stage.step(row["step"])
-        step.path.mkdir(parents=True, exist_ok=True)
-        write_jsonl_atomic(step / "trajectories.jsonl", trajs)
-        step.write("metrics.json", kit)
-        step.mark_done()
-        rows.append(kit)
-    write_jsonl_atomic(stage / "metrics.jsonl", rows)
-    summary = {"steps": len(rows), "verl_run": str(verl_dir), "checkpoint": str(newest),
-               "final": {k: rows[-1].get(k) for k in ("success/mean", "losses/clipfrac")} if rows else {}}
-    stage.write("summary.json", summary)
-    return summary
+def select(cfg: CycleConfig, job: Job, log=print) -> tuple[str, str]:
+    """The `select` job: the CPU loop's own rule (`loop.phases.select_on_val`) on the two candidates' evaluations."""
+    from rsi_lite.loop.phases import select_on_val
+
+    return select_on_val(Path(cfg.run), LABELS[job.phase], tuple(job.args["incoming"]), tuple(job.args["new"]),
+                         log=log)
 
 
-def export_rsr(run: str, phase: str, verl_dir: str) -> None:
-    """RSR-N's SFT: the adapter into rsr-N/checkpoint/, verl's metrics into rsr-N/sft.json (the funnel's `sft`)."""
-    stage = StageDir(Path(run) / phase)
-    export_actor(Path(verl_dir) / "merged", stage / "checkpoint")
-    rows = verl_metrics(verl_dir)
-    stage.write("sft.json", {"trainer": "verl", "steps": len(rows), "verl_run": str(verl_dir),
-                             "checkpoint": str(latest_step(verl_dir)), "last": rows[-1] if rows else {}})
+def run_here(job: Job, cfg: CycleConfig, log=print) -> None:
+    """A job without a command: done in this process."""
+    if job.name == "tasks":
+        write_tasks(cfg)
+    elif job.name == "select":
+        select(cfg, job, log)
+    elif job.name == "export":
+        (export_rpr if job.phase.startswith("rpr") else export_rsr)(cfg.run, job.phase, job.verl_dir)
+    else:
+        raise ValueError(f"{job.phase}/{job.name}: no step of that name is done here")
 
 
 # ---------------------------------------------------------------- the driver
@@ -253,48 +337,52 @@ def run_local(job: Job, cfg: CycleConfig) -> None:
     subprocess.run(job.argv, check=True, cwd=REPO, env=env)
 
 
+def _first_start(run: Path, cfg: CycleConfig) -> CycleConfig:
+    """cycle.json and run.json: written at the first start (the evaluation settings fixed in run.json, as the
+    CPU loop fixes its profile), read back on a resume."""
+    saved = run / "cycle.json"
+    if saved.is_file():
+        return CycleConfig.read(saved)
+    ev = eval_settings(cfg)  # checked before anything is written
+    write_json_atomic(saved, asdict(cfg))
+    if not (run / "run.json").is_file():  # what `rsi-lite report` reads first
+        write_json_atomic(run / "run.json", {"profile": {"name": "verl-27b", "model": cfg.model, "eval": ev,
+                                                         "cycle": asdict(cfg)},
+                                             "seeds": [0], "controls": [], "cycles": 2})
+    return cfg
+
+
 def start(cfg: CycleConfig, launch=run_local, log=print) -> list[str]:
     """Run (or resume) the cycle in cfg.run; returns the jobs run by this call, as "phase/job"."""
     run = Path(cfg.run)
     run.mkdir(parents=True, exist_ok=True)
-    saved = run / "cycle.json"
-    if saved.is_file():
-        cfg = CycleConfig(**json.loads(saved.read_text()))
-    else:
-        write_json_atomic(saved, asdict(cfg))
-    if not (run / "run.json").is_file():  # what `rsi-lite report` reads first
-        write_json_atomic(run / "run.json", {"profile": {"name": "verl-27b", "cycle": asdict(cfg)}, "seeds": [0],
-                                             "controls": [], "cycles": 2})
+    cfg = _first_start(run, cfg)
     ran = []
     for phase in PHASES:
-        stage = StageDir(run / phase)
-        if stage.done:
-            continue
-        cycle = int(phase[-1])
-        for job in (rsr_jobs if phase.startswith("rsr") else rpr_jobs)(cfg, cycle):
+        incoming = retained_before(cfg.run, phase)
+        if phase != "base" and incoming is None:
+            raise RuntimeError(f"{run / 'selection.json'}: no {LABELS[PHASES[PHASES.index(phase) - 1]]} entry, so "
+                               f"{phase} has no start (its select job finished without writing one)")
+        for job in phase_jobs(cfg, phase, incoming):
             d = job.dir(cfg.run)
             if d.done:
                 continue
             log(f"[{phase}] {job.name}")
             if job.argv:
                 launch(job, cfg)
-            elif phase.startswith("rpr"):
-                export_rpr(cfg.run, phase, job.verl_dir)
             else:
-                export_rsr(cfg.run, phase, job.verl_dir)
+                run_here(job, cfg, log)
             d.path.mkdir(parents=True, exist_ok=True)
-            d.write("job.json", {"argv": job.argv, "env": job.env})
+            d.write("job.json", {"argv": job.argv, "env": job.env, "args": job.args})
             d.mark_done()
             ran.append(f"{phase}/{job.name}")
-        if phase.startswith("rpr"):
-            stage.mark_done()  # RSR's DONE is the kit's `run_rsr`'s own (its finish job)
-        elif not stage.done:
-            raise RuntimeError(f"{stage}: every job finished but the stage wrote no DONE")
-    StageDir(run).write("result.json", {"stages": {"RSR-1": str(rsr_dir(run, 1) / "checkpoint"),
-                                                   "RPR-1": str(rpr_dir(run, 1) / "actor"),
-                                                   "RSR-2": str(rsr_dir(run, 2) / "checkpoint"),
-                                                   "RPR-2": str(rpr_dir(run, 2) / "actor")},
-                                        "final_checkpoint": str(rpr_dir(run, 2) / "actor"), "cycles": 2})
+            if job.name == "finish" and not StageDir(run / phase).done:
+                raise RuntimeError(f"{run / phase}: its finish job ran but the stage wrote no DONE")
+    kept = StageDir(run).read("selection.json")["RPR-2"]  # the last select job's choice: the run's result
+    StageDir(run).write("result.json", {"stages": {"Base": "base", **{LABELS[p]: new_checkpoint(cfg.run, p)
+                                                                      for p in PHASES[1:]}},
+                                        "retained": kept["retained"], "final_checkpoint": kept["checkpoint"],
+                                        "controls": [], "cycles": 2})
     return ran
 
 
@@ -318,8 +406,48 @@ def finish(run: str, cycle: int) -> None:
     run_rsr(Path(run), cycle)
 
 
+def run_settings(run: str | Path):
+    """(EvalConfig, model) of a run, from its run.json (fixed at the first start); a missing field is an error
+    naming the file and the field."""
+    from rsi_lite.loop.profiles import EvalConfig
+
+    path = Path(run) / "run.json"
+    prof = read_json(path).get("profile", {})
+    for f in ("eval", "model"):
+        if f not in prof:
+            raise ValueError(f"{path}: profile.{f} missing (run.json of a cycle is written by scale_up.cycle's "
+                             "first start)")
+    try:
+        return EvalConfig.from_dict(prof["eval"]), prof["model"]
+    except TypeError as e:
+        raise ValueError(f"{path}: profile.eval: {e}") from None
+
+
+def evaluate(run: str, label: str, checkpoint: str) -> dict:
+    """A phase's evaluation (the kit's environment): the CPU loop's own `run_eval` into eval-<stage>/ with the
+    run's settings: results.json, trajectories.jsonl, results.html, DONE."""
+    from rsi_lite.loop.phases import eval_dir, run_eval
+
+    ev, model = run_settings(run)
+    return run_eval(eval_dir(Path(run), label), checkpoint, ev, model)
+
+
+def floor(run: str) -> None:
+    """The floor row (the kit's environment): `run_floor` into eval-floor/. As in the CPU loop it is a measurement
+    beside the run, so a failure is reported and the cycle goes on (the report then leaves the row out)."""
+    from rsi_lite.loop.phases import run_floor
+
+    ev, _ = run_settings(run)
+    try:
+        run_floor(Path(run) / "eval-floor", ev)
+    except Exception as e:  # noqa: BLE001 -- as Loop.floor: never a reason to stop the run
+        print(f"[floor] not measured: {type(e).__name__}: {e}", flush=True)
+
+
 def merge(verl_dir: str, target: str) -> None:
     """verl's model merger on the newest checkpoint's actor (a LoRA actor: its adapter, in target/lora_adapter)."""
+    from .export import latest_step
+
     subprocess.run([sys.executable, "-m", "verl.model_merger", "merge", "--backend", "fsdp", "--local_dir",
                     str(latest_step(verl_dir) / "actor"), "--target_dir", target], check=True)
 
@@ -327,9 +455,11 @@ def merge(verl_dir: str, target: str) -> None:
 def main(argv=None) -> None:
     args = sys.argv[1:] if argv is None else list(argv)
     steps = {"rewrite": lambda a: rewrite(a[0], int(a[1]), a[2], a[3]), "finish": lambda a: finish(a[0], int(a[1])),
+             "evaluate": lambda a: evaluate(a[0], a[1], a[2]), "floor": lambda a: floor(a[0]),
              "merge": lambda a: merge(a[0], a[1])}
     if args and args[0] in steps:
-        return steps[args[0]](args[1:])
+        steps[args[0]](args[1:])
+        return
     ap = argparse.ArgumentParser(prog="python -m scale_up.cycle", description=__doc__.split("\n\n")[0])
     ap.add_argument("--run", required=True)
     ap.add_argument("--model", required=True)

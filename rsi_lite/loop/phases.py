@@ -157,9 +157,16 @@ def run_floor(d: Path, cfg: EvalConfig) -> dict:
     return doc
 
 
-def val_key(doc: dict) -> tuple[float, float]:
-    """What selection compares in an evaluation's results.json: `val`'s (success, process reward), in that order."""
-    v = doc["suites"]["val"]
+def val_key(doc: dict, where: str = "results.json") -> tuple[float, float]:
+    """(val success, val process reward) of an evaluation's results: what selection compares, in that order.
+    A document without them is an error naming `where` (its file) and the missing field."""
+    v = doc.get("suites", {}).get("val") if isinstance(doc, dict) else None
+    if not isinstance(v, dict):
+        raise ValueError(f"{where}: suites.val missing (the evaluation did not run the val suite, on which "
+                         "checkpoints are selected: EvalConfig.suites must name it)")
+    for f in ("success", "process_reward"):
+        if not isinstance(v.get(f), (int, float)) or isinstance(v.get(f), bool):
+            raise ValueError(f"{where}: suites.val.{f} is {v.get(f)!r}, expected a number")
     return v["success"], v["process_reward"]
 
 
@@ -178,6 +185,39 @@ def retained_after(stages: list[str], docs: dict[str, dict]) -> list[str]:
         kept = kept if keeps_incoming(docs[kept], docs[new]) else new
         out.append(kept)
     return out
+
+
+def select_on_val(d: Path, phase: str, incoming: tuple[str, str], new: tuple[str, str],
+                  base_eval: Path | None = None, log=print) -> tuple[str, str]:
+    """The loop's selection after a training phase: of the (stage label, checkpoint) pairs `incoming` (what the
+    phase started from) and `new` (what it made), keep the better on val: success, then process reward; a tie
+    keeps the new one, since training is what the method does. Reads each pair's evaluation
+    (`eval_dir(d, label, base_eval)/results.json`), records the figures, the choice and why under `phase` in
+    d/selection.json (atomically), and returns the retained pair; a phase already recorded there is read back,
+    not decided again, so a resumed run keeps its choice. `scale_up.cycle` calls it on a 27B run's files."""
+    selection = StageDir(d).read("selection.json", {})
+    if phase not in selection:
+        docs, keys = {}, {}
+        for s, _ in (incoming, new):
+            path = eval_dir(d, s, base_eval) / "results.json"
+            if not StageDir(path.parent).done:
+                raise FileNotFoundError(f"{path.parent}/DONE: missing ({s} is not evaluated yet; selecting "
+                                        f"after {phase} needs both candidates' val figures)")
+            docs[s] = read_json(path)
+            keys[s] = val_key(docs[s], str(path))
+        a, b = keys[incoming[0]], keys[new[0]]
+        keep = incoming if keeps_incoming(docs[incoming[0]], docs[new[0]]) else new
+        why = (f"val success {100 * b[0]:.1f}% vs {100 * a[0]:.1f}%, process reward {b[1]:.3f} vs {a[1]:.3f}: "
+               + (f"{incoming[0]} is better, kept" if keep is incoming else f"{new[0]} is not worse, kept"))
+        selection[phase] = {
+            "candidates": {s: {"checkpoint": c, "val_success": keys[s][0], "val_process_reward": keys[s][1],
+                               "val_tasks": docs[s]["suites"]["val"].get("n_tasks"), "k": docs[s].get("k")}
+                           for s, c in (incoming, new)},
+            "retained": keep[0], "checkpoint": keep[1], "why": why}
+        write_json_atomic(Path(d) / "selection.json", selection)
+    r = selection[phase]
+    log(f"[{phase}] retained {r['retained']}: {r['why']}")
+    return r["retained"], r["checkpoint"]
 
 
 # ---------------------------------------------------------------- the loop
@@ -207,7 +247,6 @@ class Loop:
         self.base_eval = base_eval or self.dir / "eval-base"
         self.progress, self.log = progress, log
         self.cost = StageDir(self.dir).read("cost.json", {})
-        self.selection = StageDir(self.dir).read("selection.json", {})
 
     def _timed(self, name: str, d: Path, fn):
         """Run one stage; record its cost (tokens and sandbox time from its files, wall time and peak
@@ -254,26 +293,8 @@ class Loop:
             self.log(f"[floor] not measured: {type(e).__name__}: {e}")
 
     def select(self, phase: str, incoming: tuple[str, str], new: tuple[str, str]) -> tuple[str, str]:
-        """Keep the better of (stage, checkpoint) pairs on val; record the figures and the reason."""
-        if phase not in self.selection:
-            docs = {s: self._eval_doc(s) for s, _ in (incoming, new)}
-            a, b = val_key(docs[incoming[0]]), val_key(docs[new[0]])
-            keep = incoming if keeps_incoming(docs[incoming[0]], docs[new[0]]) else new
-            why = (f"val success {100 * b[0]:.1f}% vs {100 * a[0]:.1f}%, process reward {b[1]:.3f} vs {a[1]:.3f}: "
-                   + (f"{incoming[0]} is better, kept" if keep is incoming else f"{new[0]} is not worse, kept"))
-            self.selection[phase] = {
-                "candidates": {s: {"checkpoint": c, "val_success": val_key(docs[s])[0],
-                                   "val_process_reward": val_key(docs[s])[1],
-                                   "val_tasks": docs[s]["suites"]["val"]["n_tasks"], "k": docs[s]["k"]}
-                               for s, c in (incoming, new)},
-                "retained": keep[0], "checkpoint": keep[1], "why": why}
-            write_json_atomic(self.dir / "selection.json", self.selection)
-        r = self.selection[phase]
-        self.log(f"[{phase}] retained {r['retained']}: {r['why']}")
-        return r["retained"], r["checkpoint"]
-
-    def _eval_doc(self, stage: str) -> dict:
-        return StageDir(eval_dir(self.dir, stage, self.base_eval)).read("results.json")
+        """Keep the better of (stage, checkpoint) pairs on val (`select_on_val`)."""
+        return select_on_val(self.dir, phase, incoming, new, self.base_eval, self.log)
 
     def rsr(self, cycle: int, init: str) -> str:
         cfg = RSRConfig.from_dict(self.p.rsr.to_dict())

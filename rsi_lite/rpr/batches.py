@@ -25,12 +25,19 @@ def schedule(cfg: "RPRConfig") -> list[tuple[str, int]]:
             + [("joint", i) for i in range(cfg.steps)])
 
 
-def step_batches(cfg: "RPRConfig", tasks: list) -> list[tuple[str, list]]:
-    """The uniform rule's (phase, tasks) for every step: warm-up tasks first, then the training tasks in turn
-    (a fixed shuffle of the pool by `cfg.seed`). Pure, so a sharded run cuts the same batches."""
+def warmup_split(cfg: "RPRConfig", tasks: list) -> tuple[list, list]:
+    """(the critic warm-up's tasks, the training tasks): a fixed shuffle of the pool by `cfg.seed`, its first
+    `warmup_tasks` for the warm-up and the rest for training (all of it where nothing is left). Pure: the stage's
+    batches and the task rows of a verl run (`scale_up.cycle`) split the pool the same way."""
     order = tasks[:]
     random.Random(cfg.seed).shuffle(order)
-    warm, train = order[:cfg.warmup_tasks], order[cfg.warmup_tasks:] or order
+    return order[:cfg.warmup_tasks], order[cfg.warmup_tasks:] or order
+
+
+def step_batches(cfg: "RPRConfig", tasks: list) -> list[tuple[str, list]]:
+    """The uniform rule's (phase, tasks) for every step: warm-up tasks first, then the training tasks in turn
+    (`warmup_split`). Pure, so a sharded run cuts the same batches."""
+    warm, train = warmup_split(cfg, tasks)
     out = []
     for k, (phase, i) in enumerate(schedule(cfg)):
         if phase == "warmup":

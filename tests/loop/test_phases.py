@@ -66,6 +66,51 @@ def test_retained_after_is_the_loops_selection(tmp_path, fake_stages):
         == ["RSR-1", "RSR-1", "RSR-1", "RPR-2"]
 
 
+def test_selection_is_one_function_on_the_files_and_a_bad_evaluation_is_named(tmp_path):
+    """`select_on_val` (the loop's rule, also called by scale_up.cycle): success, then process reward, a tie keeps the
+    new checkpoint; the choice is recorded and read back; an evaluation without val figures is an error naming its
+    file and the missing field, and a candidate not yet evaluated names the missing DONE."""
+    from rsi_lite.loop.phases import eval_dir, select_on_val
+
+    from ..conftest import _doc
+
+    run = tmp_path / "r"
+
+    def evaluated(stage, checkpoint, val, process=0.4):
+        d = eval_dir(run, stage)
+        d.mkdir(parents=True, exist_ok=True)
+        doc = _doc(checkpoint, val)
+        doc["suites"]["val"]["process_reward"] = process
+        (d / "results.json").write_text(json.dumps(doc))
+        (d / "DONE").write_text("")
+
+    evaluated("Base", "base", 0.3)
+    evaluated("RSR-1", "rsr-1/checkpoint", 0.3, process=0.5)
+    assert select_on_val(run, "RSR-1", ("Base", "base"), ("RSR-1", "rsr-1/checkpoint"), log=lambda *_: None) == \
+        ("RSR-1", "rsr-1/checkpoint")  # equal success, better process reward
+    evaluated("RPR-1", "rpr-1/actor", 0.2)
+    assert select_on_val(run, "RPR-1", ("RSR-1", "rsr-1/checkpoint"), ("RPR-1", "rpr-1/actor"),
+                         log=lambda *_: None) == ("RSR-1", "rsr-1/checkpoint")
+    sel = json.loads((run / "selection.json").read_text())
+    assert list(sel) == ["RSR-1", "RPR-1"] and sel["RPR-1"]["candidates"]["RPR-1"]["val_success"] == 0.2
+    evaluated("RPR-1", "rpr-1/actor", 0.9)  # recorded choices are not decided again
+    assert select_on_val(run, "RPR-1", ("RSR-1", "x"), ("RPR-1", "y"), log=lambda *_: None)[0] == "RSR-1"
+
+    evaluated("RSR-2", "rsr-2/checkpoint", 0.5)
+    bad = json.loads((run / "eval-rsr-2" / "results.json").read_text())
+    del bad["suites"]["val"]
+    (run / "eval-rsr-2" / "results.json").write_text(json.dumps(bad))
+    with pytest.raises(ValueError, match=r"eval-rsr-2/results.json: suites.val missing"):
+        select_on_val(run, "RSR-2", ("RSR-1", "c"), ("RSR-2", "rsr-2/checkpoint"), log=lambda *_: None)
+    bad["suites"]["val"] = {"success": "high", "process_reward": 0.1}
+    (run / "eval-rsr-2" / "results.json").write_text(json.dumps(bad))
+    with pytest.raises(ValueError, match=r"eval-rsr-2/results.json: suites.val.success is 'high'"):
+        select_on_val(run, "RSR-2", ("RSR-1", "c"), ("RSR-2", "rsr-2/checkpoint"), log=lambda *_: None)
+    with pytest.raises(FileNotFoundError, match=r"eval-rpr-2/DONE: missing"):
+        select_on_val(run, "RPR-2", ("RSR-1", "c"), ("RPR-2", "rpr-2/actor"), log=lambda *_: None)
+    assert "RSR-2" not in json.loads((run / "selection.json").read_text())
+
+
 def test_controls_start_where_their_counterparts_start(tmp_path, fake_stages):
     calls, _ = fake_stages
     start(tmp_path / "r", "tiny", controls=("direct-ppo", "critic-reset", "reward-fdr"), log=lambda *_: None)

@@ -18,6 +18,7 @@ from rsi_lite.rpr.batches import (
     probe_row,
     solved_sometimes,
     step_jobs,
+    warmup_split,
 )
 from rsi_lite.rpr.config import RPRConfig
 from rsi_lite.rpr.frontier import draw_batch, draw_by_kind, frontier_names, outcome_table
@@ -251,3 +252,20 @@ def test_heldout_tasks_are_written_for_the_kinds_the_first_probe_found_learnable
     assert not {t.name for t in tasks} & {t.name for t in find_tasks(tmp_path / "pool")}
     meta = json.loads((tmp_path / "heldout" / "kinds.json").read_text())
     assert meta["tasks"] == made and meta["kinds"] == [copy, text] and meta["per_kind"] == 2
+
+
+def test_the_warmup_split_is_the_uniform_rules_warmup_then_training_batches(tmp_path):
+    """`warmup_split` (which a verl run's task rows use too) is what the uniform rule's steps draw: the warm-up
+    step's tasks are its first part, the joint steps' tasks come from the rest, and every task is in one part."""
+    tasks = [SimpleNamespace(name=n) for n in NAMES]
+    cfg = RPRConfig(batch_rule="uniform", warmup_tasks=3, batch_tasks=3, calibration_steps=0, steps=2, seed=4)
+    warm, train = warmup_split(cfg, tasks)
+    assert len(warm) == 3 and len(train) == 7 and sorted(t.name for t in warm + train) == sorted(NAMES)
+    assert warmup_split(cfg, tasks) == (warm, train)  # a fixed shuffle: the same split every time
+    assert [t.name for t in warm] != NAMES[:3] or [t.name for t in train] != NAMES[3:]  # shuffled, not cut
+    phase, jobs, _ = step_jobs(cfg, tasks, tmp_path, 0)
+    assert phase == "warmup" and {t.name for t, _ in jobs} == {t.name for t in warm}
+    phase, jobs, _ = step_jobs(cfg, tasks, tmp_path, 1)
+    assert phase == "joint" and {t.name for t, _ in jobs} <= {t.name for t in train}
+    # a pool no larger than the warm-up trains on all of it
+    assert warmup_split(RPRConfig(warmup_tasks=20, seed=4), tasks)[1] == warmup_split(RPRConfig(warmup_tasks=20, seed=4), tasks)[0]

@@ -1,14 +1,22 @@
-"""The cycle driver (`scale_up.cycle`): RSR-1 -> RPR-1 -> RSR-2 -> RPR-2 as verl jobs in the kit's run directory,
-the jobs replaced by a stand-in that writes what each writes (verl's checkpoints, its tracker file and file-logger
-metrics, the merger's adapter, the trainer's trajectories, the kit's self-rewrite files). Checked: the jobs' order
-and commands (the inherited critic, RPR-2's rate), the export into the kit's layout read by the kit's own report,
-and DONE/resume: a run killed inside a job resumes at that job, every finished one skipped.
+"""The cycle driver (`scale_up.cycle`): Base -> RSR-1 -> RPR-1 -> RSR-2 -> RPR-2 as verl jobs in the kit's run
+directory, each phase evaluated and selected on val as the CPU loop does.
 
-Run (verl's environment):
+The jobs that need GPUs or a model are replaced by a stand-in that writes what each writes (verl's checkpoints,
+its tracker file and file-logger metrics, the merger's adapter, the trainer's trajectories, the kit's
+self-rewrite files, an evaluation's results.json from the kit's own `summarize`); the steps done in the driver's
+process run for real: the task rows from a generated pool, the export, the selection (the loop's
+`select_on_val`). Checked: the jobs' order and commands (the inherited critic, RPR-2's rate, each phase started
+from the checkpoint retained on val), the export and the evaluations read by the kit's own report, DONE/resume
+(a run killed inside a job resumes at that job, every finished one skipped), and bad input named by file and
+field. One test runs the real `evaluate` and `floor` jobs (the kit's environment, the bundled model, one val
+task) and reads them back with the report.
+
+Run (verl's environment; the last test also needs the kit's, .venv or $RSI_LITE_KIT_PYTHON):
     .venv-verl/bin/python -m pytest -q tests/scale_up/test_cycle.py
 """
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,27 +27,37 @@ import torch  # noqa: E402
 
 from scale_up.cycle import CycleConfig, plan_jobs, start  # noqa: E402
 
+from .conftest import REPO, kit_env, kit_python  # noqa: E402
+
 STEPS = 6
+POOL, WARMUP = 8, 3
+SUITES = ("core", "hard", "multi", "extreme", "swr", "lhtb", "val")
 
 
-def _trajectory(i: int, step: int) -> str:
+def _config(tmp_path, **kw) -> CycleConfig:
+    return CycleConfig(run=str(tmp_path / "run"), model="/models/base", steps=STEPS, pool_size=POOL,
+                       warmup_tasks=WARMUP, **kw)
+
+
+def _trajectory(i: int, step: int, suite: str = "pool", ok: bool | None = None, seed: int | None = None):
     from rsi_lite.rollout.trajectory import Trajectory
 
-    ok = (i + step) % 2 == 0
-    return Trajectory(task=f"t{i}", task_path="", suite="pool", family="f", difficulty="easy", harness="plain",
-                      action_format="json", policy="verl", seed=i, system="", messages=[], token_ids=[1, 2, 3],
-                      action_mask=[0, 1, 1], logprobs=[0.0, -1.0, -1.0], turn_spans=[[1, 3]], finish_reason="complete",
-                      turns=1, verifier={"strict": int(ok), "passed": 1, "total": 2},
+    ok = (i + step) % 2 == 0 if ok is None else ok
+    return Trajectory(task=f"t{i}", task_path="", suite=suite, family="f", difficulty="easy", harness="plain",
+                      action_format="json", policy="verl", seed=i if seed is None else seed, system="", messages=[],
+                      token_ids=[1, 2, 3], action_mask=[0, 1, 1], logprobs=[0.0, -1.0, -1.0], turn_spans=[[1, 3]],
+                      finish_reason="complete", turns=1, verifier={"strict": int(ok), "passed": 1, "total": 2},
                       rewards={"s": float(ok), "fdr": 0.5, "spr": 1.0 if ok else 0.25},
-                      tokens={"generated": 2}, timings={}).to_json()
+                      tokens={"generated": 2}, timings={})
 
 
 class StandIn:
-    """Writes what each job writes instead of running it; `kill_at` ("phase/job") raises there once, as a job killed
-    half-way (after writing part of its checkpoints) would leave the run."""
+    """Writes what each launched job writes instead of running it; `kill_at` ("phase/job") raises there once, as a
+    job killed half-way (after writing part of its files) would leave the run. `val` (stage label -> solved val
+    tasks of 4) steers the evaluations, so the selection between checkpoints can be checked."""
 
-    def __init__(self, kill_at: str | None = None):
-        self.kill_at, self.ran = kill_at, []
+    def __init__(self, kill_at: str | None = None, val: dict | None = None, drop_val: str | None = None):
+        self.kill_at, self.ran, self.val, self.drop_val = kill_at, [], val or {}, drop_val
 
     def __call__(self, job, cfg):
         run, key = Path(cfg.run), f"{job.phase}/{job.name}"
@@ -55,9 +73,34 @@ class StandIn:
             assert (run / job.phase / "checkpoint" / "adapter_config.json").is_file()
             (run / job.phase / "funnel.json").write_text(json.dumps({"examples": 1}))
             (run / job.phase / "DONE").write_text("")
+        elif job.name == "eval":  # `python -m scale_up.cycle evaluate RUN LABEL CHECKPOINT`
+            self.evaluation(run, *job.argv[-2:])
+        elif job.name == "floor":
+            d = run / "eval-floor"
+            d.mkdir(parents=True, exist_ok=True)
+            (d / "floor.json").write_text(json.dumps({"suites": {s: {"n_tasks": 4, "strict": 0, "success": 0.0,
+                                                                     "process_reward": 0.05} for s in SUITES}}))
+            (d / "DONE").write_text("")
         if key == self.kill_at:
             self.kill_at = None
             raise KeyboardInterrupt(f"killed inside {key}")
+
+    def evaluation(self, run: Path, label: str, checkpoint: str):
+        """eval-<stage>/ as `loop.phases.run_eval` leaves it: results.json (the figures by the kit's own
+        `summarize`, 4 tasks a suite, 2 runs each) and DONE."""
+        from rsi_lite.eval.evaluate import summarize
+        from rsi_lite.loop.phases import eval_dir
+
+        solved = self.val.get(label, 2)
+        trajs = [_trajectory(i, 0, suite=s, ok=(i < solved if s == "val" else i == 0), seed=seed)
+                 for s in SUITES for seed in (0, 1) for i in range(4)]
+        suites = summarize(trajs, 2)
+        if label == self.drop_val:
+            del suites["val"]
+        d = eval_dir(run, label)
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "results.json").write_text(json.dumps({"checkpoint": checkpoint, "k": 2, "suites": suites}))
+        (d / "DONE").write_text("")
 
     @staticmethod
     def verl_job(verl_dir: Path, stage: Path, name: str):
@@ -71,7 +114,7 @@ class StandIn:
             if name == "ppo":  # the trainer's `rsi_trajectory_dir`
                 (stage / "verl-trajectories").mkdir(parents=True, exist_ok=True)
                 (stage / "verl-trajectories" / f"step-{k:03d}.jsonl").write_text(
-                    "".join(_trajectory(i, k) + "\n" for i in range(4)))
+                    "".join(_trajectory(i, k).to_json() + "\n" for i in range(4)))
         (verl_dir / "latest_checkpointed_iteration.txt").write_text(str(STEPS))
         (verl_dir / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
 
@@ -90,16 +133,27 @@ def _keys(stand_in):
     return [k for k, _ in stand_in.ran]
 
 
-def test_the_cycle_runs_its_jobs_in_order_and_exports_a_run_the_kit_reads(tmp_path):
-    from rsi_lite.report.write import build, failure_shares
+HERE = ("base/tasks", "rsr-1/export", "rsr-1/select", "rpr-1/export", "rpr-1/select", "rsr-2/export",
+        "rsr-2/select", "rpr-2/export", "rpr-2/select")
+"""The steps done in the driver's own process (never handed to the launcher)."""
 
-    cfg = CycleConfig(run=str(tmp_path / "run"), model="/models/base", steps=STEPS)
-    stand_in = StandIn()
+
+def test_the_cycle_runs_its_jobs_in_order_and_exports_a_run_the_kit_reads(tmp_path):
+    import pandas as pd
+
+    from rsi_lite.report.write import build, failure_shares, stage_table
+
+    cfg = _config(tmp_path)
+    stand_in = StandIn(val={"Base": 1, "RSR-1": 2, "RPR-1": 3, "RSR-2": 3, "RPR-2": 4})  # each at least as good
     ran = start(cfg, launch=stand_in, log=lambda *_: None)
     expected = [f"{j.phase}/{j.name}" for j in plan_jobs(cfg)]
-    assert ran == expected and _keys(stand_in) == [k for k in expected if not k.endswith("/export")]
-    assert expected[:9] == ["rsr-1/rewrite", "rsr-1/sft", "rsr-1/merge", "rsr-1/export", "rsr-1/finish",
-                            "rpr-1/warmup", "rpr-1/ppo", "rpr-1/merge", "rpr-1/export"]
+    assert ran == expected and _keys(stand_in) == [k for k in expected if k not in HERE]
+    assert expected[:19] == ["base/tasks", "base/eval", "base/floor",
+                             "rsr-1/rewrite", "rsr-1/sft", "rsr-1/merge", "rsr-1/export", "rsr-1/finish", "rsr-1/eval",
+                             "rsr-1/select",
+                             "rpr-1/warmup", "rpr-1/ppo", "rpr-1/merge", "rpr-1/export", "rpr-1/eval", "rpr-1/select",
+                             "rsr-2/rewrite", "rsr-2/sft", "rsr-2/merge"]
+    assert expected[-3:] == ["rpr-2/export", "rpr-2/eval", "rpr-2/select"] and len(expected) == 28
     argv = dict(stand_in.ran)
     run = Path(cfg.run)
     # the critic: RPR-1's from the warm-up, RPR-2's from RPR-1; RPR-2 at its own rate, from RSR-2's adapter
@@ -111,9 +165,26 @@ def test_the_cycle_runs_its_jobs_in_order_and_exports_a_run_the_kit_reads(tmp_pa
     assert "--config-name=rsi_27b" in argv["rpr-1/warmup"] and "trainer.critic_warmup=1000000000" in argv["rpr-1/warmup"]
     assert "rpr-2/warmup" not in argv
     assert f"model.lora_adapter_path={run}/rpr-1/actor" in argv["rsr-2/sft"]
+    assert not any("lora_adapter_path" in a for a in argv["rsr-1/sft"])  # RSR-1 starts from Base: a fresh adapter
+    # the task rows the PPO jobs read are the ones the tasks job wrote, before the first of them
+    assert f"data.train_files={cfg.warmup_files}" in argv["rpr-1/warmup"]
+    assert f"data.train_files={cfg.train_files}" in argv["rpr-1/ppo"]
+    assert all(f"data.val_files={cfg.val_files}" in argv[k] for k in ("rpr-1/warmup", "rpr-1/ppo", "rpr-2/ppo"))
+    # every phase's checkpoint evaluated by the kit's command, into the loop's eval-<stage>/
+    assert argv["base/eval"][-4:] == ["evaluate", cfg.run, "Base", "base"]
+    assert argv["rpr-1/eval"][-4:] == ["evaluate", cfg.run, "RPR-1", f"{run}/rpr-1/actor"]
+    assert argv["rsr-2/eval"][-4:] == ["evaluate", cfg.run, "RSR-2", f"{run}/rsr-2/checkpoint"]
+
+    # the task rows: the pool split as the kit's RPR splits it, the val suite for verl's validation files
+    train, warm, val = (pd.read_parquet(p) for p in (cfg.train_files, cfg.warmup_files, cfg.val_files))
+    assert (len(train), len(warm), len(val)) == (POOL - WARMUP, WARMUP, 27)
+    names = [i["task"] for i in train["extra_info"]] + [i["task"] for i in warm["extra_info"]]
+    assert sorted(names) == sorted(p.name for p in (run / "pool").iterdir() if (p / "task.toml").is_file())
+    assert set(train["agent_name"]) == {"rsi_terminal"}
+    assert json.loads((run / "tasks" / "tasks.json").read_text())["warmup"]["rows"] == WARMUP
 
     # the kit's layout: every phase finished, checkpoints where `rsi-lite eval` and the next stage look
-    for phase in ("rsr-1", "rpr-1", "rsr-2", "rpr-2"):
+    for phase in ("rsr-1", "rpr-1", "rsr-2", "rpr-2", "eval-base", "eval-rsr-1", "eval-rpr-2", "eval-floor"):
         assert (run / phase / "DONE").is_file()
     for ck in ("rsr-1/checkpoint", "rsr-2/checkpoint", "rpr-1/actor", "rpr-2/actor"):
         assert json.loads((run / ck / "adapter_config.json").read_text())["r"] == 64
@@ -125,34 +196,109 @@ def test_the_cycle_runs_its_jobs_in_order_and_exports_a_run_the_kit_reads(tmp_pa
     assert json.loads((run / "rpr-1" / "critic.json").read_text())["verl_checkpoint"].endswith(
         f"verl/rpr-1/global_step_{STEPS}/critic")
 
-    # the kit's own report reads it: the PPO curves and the reward shares from the exported steps
+    # the kit's own report reads it: the stage table with every phase, the selection, the PPO curves, the shares
     rep = build(run)
+    assert [r["stage"] for r in rep["stages"]] == ["Base", "RSR-1", "RPR-1", "RSR-2", "RPR-2"]
+    assert [r["suites"]["val"]["success"] for r in rep["stages"]] == [0.25, 0.5, 0.75, 0.75, 1.0]
+    assert [r["retained"] for r in rep["stages"]] == [False, True, True, True, True]
+    assert rep["selection"][0]["RSR-2"]["retained"] == "RSR-2"  # a tie keeps the new checkpoint
+    assert rep["stages"][2]["checkpoint"] == f"{run}/rpr-1/actor" and rep["floor"]["suites"]["val"]["n_tasks"] == 4
+    table = stage_table(rep)
+    assert "| RPR-2 (retained) |" in table and "| Base |" in table and "*doing nothing (no command)*" in table
     curve = rep["curves"][0]["rpr-1"]
     assert curve["losses/clipfrac"][:2] == pytest.approx([0.01, 0.02]) and curve["success/mean"][0] == 0.5
     assert failure_shares(run / "rpr-2")["episodes"] == 4 * STEPS
     assert rep["funnel"][0]["RSR-1"] == {"examples": 1}
+    result = json.loads((run / "result.json").read_text())
+    assert result["retained"] == "RPR-2" and result["final_checkpoint"] == f"{run}/rpr-2/actor"
 
 
-@pytest.mark.parametrize("killed", ["rsr-1/sft", "rpr-1/ppo", "rsr-2/rewrite", "rpr-2/merge"])
+def test_a_checkpoint_worse_on_val_is_not_carried_forward(tmp_path):
+    """As the CPU loop: RSR-1 worse than Base, so RPR-1 trains a fresh adapter from Base; RPR-1 better than Base, so
+    RSR-2 continues it; RPR-2 worse than RSR-2, so RSR-2's checkpoint is the run's result."""
+    cfg = _config(tmp_path)
+    stand_in = StandIn(val={"Base": 2, "RSR-1": 1, "RPR-1": 3, "RSR-2": 3, "RPR-2": 2})
+    start(cfg, launch=stand_in, log=lambda *_: None)
+    argv, run = dict(stand_in.ran), Path(cfg.run)
+    assert not any("lora_adapter_path" in a for a in argv["rpr-1/ppo"] + argv["rpr-1/warmup"])
+    assert argv["rsr-2/rewrite"][-2] == f"{run}/rpr-1/actor"
+    sel = json.loads((run / "selection.json").read_text())
+    assert [sel[p]["retained"] for p in ("RSR-1", "RPR-1", "RSR-2", "RPR-2")] == ["Base", "RPR-1", "RSR-2", "RSR-2"]
+    assert "Base is better" in sel["RSR-1"]["why"] and sel["RSR-1"]["candidates"]["RSR-1"]["val_success"] == 0.25
+    assert f"actor_rollout_ref.model.lora_adapter_path={run}/rsr-2/checkpoint" in argv["rpr-2/ppo"]
+    result = json.loads((run / "result.json").read_text())
+    assert result["retained"] == "RSR-2" and result["final_checkpoint"] == f"{run}/rsr-2/checkpoint"
+
+
+def test_the_plan_waits_on_the_selection_and_writes_nothing(tmp_path):
+    cfg = _config(tmp_path)
+    jobs = {f"{j.phase}/{j.name}": j for j in plan_jobs(cfg)}
+    assert not Path(cfg.run).exists()
+    assert jobs["rsr-1/rewrite"].argv[-2] == "base"  # RSR-1 always starts from Base
+    assert "<the checkpoint retained after RSR-1: RUN/selection.json>" in jobs["rpr-1/ppo"].describe()
+    assert jobs["rpr-1/select"].args["incoming"][0] == "retained after RSR-1"
+    Path(cfg.run).mkdir(parents=True)
+    (Path(cfg.run) / "selection.json").write_text(json.dumps({"RSR-1": {"retained": "Base", "checkpoint": "base"}}))
+    jobs = {f"{j.phase}/{j.name}": j for j in plan_jobs(cfg)}
+    assert jobs["rpr-1/select"].args == {"incoming": ["Base", "base"], "new": ["RPR-1", f"{cfg.run}/rpr-1/actor"]}
+    assert "retained after RPR-1" in jobs["rsr-2/rewrite"].describe()
+
+
+@pytest.mark.parametrize("killed", ["base/eval", "rsr-1/sft", "rsr-1/eval", "rpr-1/ppo", "rsr-2/rewrite",
+                                    "rpr-2/merge", "rpr-2/eval"])
 def test_a_killed_cycle_resumes_at_the_job_it_was_killed_in(tmp_path, killed):
-    cfg = CycleConfig(run=str(tmp_path / "run"), model="/models/base", steps=STEPS)
+    cfg = _config(tmp_path)
     expected = [f"{j.phase}/{j.name}" for j in plan_jobs(cfg)]
     first = StandIn(kill_at=killed)
     with pytest.raises(KeyboardInterrupt):
         start(cfg, launch=first, log=lambda *_: None)
     assert _keys(first)[-1] == killed
-    # what finished before the kill is marked; the killed job and its phase are not
-    phase = killed.split("/")[0]
-    assert not (Path(cfg.run) / phase / "DONE").is_file()
-    assert not (Path(cfg.run) / phase / "jobs" / killed.split("/")[1] / "DONE").is_file()
+    # what finished before the kill is marked; the killed job is not
+    phase, name = killed.split("/")
+    assert not (Path(cfg.run) / phase / "jobs" / name / "DONE").is_file()
+    if name not in ("eval", "select"):  # a training phase's DONE comes with its export or its finish job
+        assert not (Path(cfg.run) / phase / "DONE").is_file()
 
     again = StandIn()
     ran = start(CycleConfig(run=cfg.run, model="/elsewhere"), launch=again, log=lambda *_: None)
     assert ran == expected[expected.index(killed):]  # from the killed job on, nothing finished is run again
-    assert all((Path(cfg.run) / p / "DONE").is_file() for p in ("rsr-1", "rpr-1", "rsr-2", "rpr-2"))
+    assert all((Path(cfg.run) / p / "DONE").is_file() for p in ("rsr-1", "rpr-1", "rsr-2", "rpr-2", "eval-rpr-2"))
     # the resumed run keeps the config it started with (cycle.json), not the one given again
     assert not [a for _, argv in again.ran for a in argv if "/elsewhere" in a]
     assert start(cfg, launch=StandIn(), log=lambda *_: None) == []  # a finished cycle runs nothing
+
+
+def test_bad_input_is_named_by_file_and_field(tmp_path):
+    from scale_up.cycle import run_settings
+    from scale_up.export import verl_metrics
+
+    # an evaluation without val figures: the select job stops, naming the file and the field
+    cfg = _config(tmp_path)
+    with pytest.raises(ValueError, match=r"eval-rsr-1/results.json: suites.val missing"):
+        start(cfg, launch=StandIn(drop_val="RSR-1"), log=lambda *_: None)
+    assert not (Path(cfg.run) / "rsr-1" / "jobs" / "select" / "DONE").is_file()
+    # a saved cycle.json with a field the config does not have
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "cycle.json").write_text(json.dumps({"run": str(bad), "model": "m", "stpes": 3}))
+    with pytest.raises(ValueError, match=r"bad/cycle.json: field\(s\) stpes are not CycleConfig fields"):
+        start(CycleConfig(run=str(bad), model="m"), launch=StandIn(), log=lambda *_: None)
+    # evaluation settings that are not EvalConfig's, or without val, refused before anything is written
+    with pytest.raises(ValueError, match=r"CycleConfig.eval: kk are not EvalConfig fields"):
+        start(CycleConfig(run=str(tmp_path / "r2"), model="m", eval={"kk": 3}), launch=StandIn())
+    with pytest.raises(ValueError, match=r"CycleConfig.eval.suites: \['core'\] lacks 'val'"):
+        start(CycleConfig(run=str(tmp_path / "r3"), model="m", eval={"suites": ["core"]}), launch=StandIn())
+    assert not (tmp_path / "r2" / "cycle.json").exists() and not (tmp_path / "r3" / "run.json").exists()
+    # run.json without the evaluation settings the eval job reads
+    (tmp_path / "r4").mkdir()
+    (tmp_path / "r4" / "run.json").write_text(json.dumps({"profile": {"name": "verl-27b", "model": "m"}}))
+    with pytest.raises(ValueError, match=r"r4/run.json: profile.eval missing"):
+        run_settings(tmp_path / "r4")
+    # verl's file logger rows without their data
+    (tmp_path / "v").mkdir()
+    (tmp_path / "v" / "metrics.jsonl").write_text(json.dumps({"step": 1, "data": {}}) + "\n" + json.dumps({"step": 2}))
+    with pytest.raises(ValueError, match=r"v/metrics.jsonl: row 2: field 'data' missing"):
+        verl_metrics(tmp_path / "v")
 
 
 def test_the_trainer_writes_each_steps_episodes_and_finds_the_newest_critic(tmp_path):
@@ -160,9 +306,41 @@ def test_the_trainer_writes_each_steps_episodes_and_finds_the_newest_critic(tmp_
     field, one file a step), and `trainer.rsi_critic_from` given a verl run's directory: its newest step's critic."""
     from scale_up.trainer import inherited_critic_path, write_trajectories
 
-    line = _trajectory(0, 0)
+    line = _trajectory(0, 0).to_json()
     out = write_trajectories(str(tmp_path / "t"), 3, [{"rsi_trajectory": line}, {}, {"rsi_trajectory": line}])
     assert Path(out).name == "step-003.jsonl" and Path(out).read_text().splitlines() == [line, line]
     assert write_trajectories(None, 3, [{"rsi_trajectory": line}]) is None
     StandIn.verl_job(tmp_path / "verl", tmp_path / "stage", "warmup")
     assert inherited_critic_path(str(tmp_path / "verl")) == str(tmp_path / "verl" / f"global_step_{STEPS}" / "critic")
+
+
+def test_the_eval_and_floor_jobs_write_what_the_report_reads(tmp_path, model_dir):
+    """The real `evaluate` and `floor` jobs (the kit's environment, its own `run_eval` and `run_floor`, the bundled
+    model at the run's evaluation settings, here one val task once) leave eval-base/ and eval-floor/ as the CPU
+    loop does, and the report and the selection read them."""
+    from rsi_lite.loop.phases import select_on_val
+    from rsi_lite.report.write import build, stage_table
+    from scale_up.cycle import _first_start
+
+    cfg = CycleConfig(run=str(tmp_path / "run"), model=model_dir, eval={
+        "suites": ["val"], "k": 1, "limit": 1, "rollout": {"max_turns": 1, "max_new_tokens": 16, "batch_size": 1}})
+    run = Path(cfg.run)
+    run.mkdir()
+    _first_start(run, cfg)
+    ev = json.loads((run / "run.json").read_text())["profile"]["eval"]
+    assert ev["k"] == 1 and ev["rollout"]["temperature"] == 0.6 and ev["rollout"]["max_new_tokens"] == 16
+    for args in (["evaluate", cfg.run, "Base", "base"], ["floor", cfg.run]):
+        subprocess.run([kit_python(), "-m", "scale_up.cycle", *args], cwd=REPO, env=kit_env(), check=True,
+                       timeout=900)
+    doc = json.loads((run / "eval-base" / "results.json").read_text())
+    assert (run / "eval-base" / "DONE").is_file() and (run / "eval-base" / "trajectories.jsonl").is_file()
+    assert doc["checkpoint"] == "base" and doc["k"] == 1 and doc["rollout"]["temperature"] == 0.6
+    assert doc["suites"]["val"]["episodes"] == 1
+    rep = build(run)
+    assert [r["stage"] for r in rep["stages"]] == ["Base"] and rep["stages"][0]["suites"]["val"]["n_tasks"] == 1
+    assert rep["floor"]["suites"]["val"]["n_tasks"] == 1 and "| Base |" in stage_table(rep)
+    # the selection reads the same file: a candidate as good as Base on val is kept
+    (run / "eval-rsr-1").mkdir()
+    (run / "eval-rsr-1" / "results.json").write_text(json.dumps({**doc, "checkpoint": "x"}))
+    (run / "eval-rsr-1" / "DONE").write_text("")
+    assert select_on_val(run, "RSR-1", ("Base", "base"), ("RSR-1", "x"), log=lambda *_: None) == ("RSR-1", "x")

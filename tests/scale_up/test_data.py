@@ -59,3 +59,31 @@ def test_a_row_may_name_its_own_harness_for_discovery(tmp_path):
     assert [c.harness for c in got] == ["plain", "state_machine", "verifier_feedback"]
     assert {c.max_turns for c in got} == {7}
     assert base.for_row(task_rows(CORE / "core-000-file_ops-easy")[0]["extra_info"]) == base
+
+
+def test_a_runs_task_rows_come_from_its_pool_split_as_the_kits_rpr_splits_it(tmp_path):
+    """`write_run_tasks` (the cycle's `tasks` job): the pool generated once into RUN/pool, its warm-up and training
+    parts as `rpr.batches.warmup_split` cuts them, the val suite beside; written again, the same rows and no temp
+    file left; a warm-up as large as the pool refused before anything is written."""
+    import pandas as pd
+
+    from rsi_lite.rpr.batches import warmup_split
+    from rsi_lite.rpr.config import RPRConfig
+    from rsi_lite.tasks.task import find_tasks
+    from scale_up.data import write_run_tasks
+
+    run, rpr = tmp_path / "run", RPRConfig(warmup_tasks=2, seed=3)
+    files = [run / "tasks" / f"{n}.parquet" for n in ("train", "warmup", "val")]
+    out = write_run_tasks(run, *files, rpr, pool_size=6)
+    assert {k: v["rows"] for k, v in out.items()} == {"train": 4, "warmup": 2, "val": 27}
+    warm, train = warmup_split(rpr, find_tasks(run / "pool"))
+    tables = [pd.read_parquet(f) for f in files]
+    assert [i["task"] for i in tables[0]["extra_info"]] == [t.name for t in train]
+    assert [i["task"] for i in tables[1]["extra_info"]] == [t.name for t in warm]
+    assert {i["task"] for i in tables[2]["extra_info"]} == {t.name for t in find_tasks(REPO / "tasks_mini" / "val")}
+    write_run_tasks(run, *files, rpr, pool_size=6)  # a resumed job: the same rows again
+    assert all(pd.read_parquet(f).equals(t) for f, t in zip(files, tables))
+    assert not list((run / "tasks").glob("*.tmp"))
+    with pytest.raises(ValueError, match="pool_size 2, warmup_tasks 2"):
+        write_run_tasks(tmp_path / "other", *files, rpr, pool_size=2)
+    assert not (tmp_path / "other").exists()
