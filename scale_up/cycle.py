@@ -339,13 +339,17 @@ def run_local(job: Job, cfg: CycleConfig) -> None:
 
 def _first_start(run: Path, cfg: CycleConfig) -> CycleConfig:
     """cycle.json and run.json: written at the first start (the evaluation settings fixed in run.json, as the
-    CPU loop fixes its profile), read back on a resume."""
+    CPU loop fixes its profile), read back on a resume (run.json written then if a kill came between the two)."""
     saved = run / "cycle.json"
     if saved.is_file():
-        return CycleConfig.read(saved)
-    ev = eval_settings(cfg)  # checked before anything is written
-    write_json_atomic(saved, asdict(cfg))
+        cfg = CycleConfig.read(saved)
+    elif (run / "run.json").is_file():
+        raise FileExistsError(f"{run / 'run.json'}: a run that is not a cycle's is here (no cycle.json); use a new "
+                              "--run")
     if not (run / "run.json").is_file():  # what `rsi-lite report` reads first
+        ev = eval_settings(cfg)  # checked before anything is written
+        if not saved.is_file():
+            write_json_atomic(saved, asdict(cfg))
         write_json_atomic(run / "run.json", {"profile": {"name": "verl-27b", "model": cfg.model, "eval": ev,
                                                          "cycle": asdict(cfg)},
                                              "seeds": [0], "controls": [], "cycles": 2})
@@ -372,17 +376,18 @@ def start(cfg: CycleConfig, launch=run_local, log=print) -> list[str]:
                 launch(job, cfg)
             else:
                 run_here(job, cfg, log)
+            if job.name == "finish" and not StageDir(run / phase).done:  # left unfinished: run again on resume
+                raise RuntimeError(f"{run / phase}: its finish job ran but the stage wrote no DONE")
             d.path.mkdir(parents=True, exist_ok=True)
             d.write("job.json", {"argv": job.argv, "env": job.env, "args": job.args})
             d.mark_done()
             ran.append(f"{phase}/{job.name}")
-            if job.name == "finish" and not StageDir(run / phase).done:
-                raise RuntimeError(f"{run / phase}: its finish job ran but the stage wrote no DONE")
     kept = StageDir(run).read("selection.json")["RPR-2"]  # the last select job's choice: the run's result
     StageDir(run).write("result.json", {"stages": {"Base": "base", **{LABELS[p]: new_checkpoint(cfg.run, p)
                                                                       for p in PHASES[1:]}},
                                         "retained": kept["retained"], "final_checkpoint": kept["checkpoint"],
                                         "controls": [], "cycles": 2})
+    StageDir(run).mark_done()  # the run's DONE, last, as the CPU loop's
     return ran
 
 

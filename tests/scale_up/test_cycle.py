@@ -211,6 +211,7 @@ def test_the_cycle_runs_its_jobs_in_order_and_exports_a_run_the_kit_reads(tmp_pa
     assert rep["funnel"][0]["RSR-1"] == {"examples": 1}
     result = json.loads((run / "result.json").read_text())
     assert result["retained"] == "RPR-2" and result["final_checkpoint"] == f"{run}/rpr-2/actor"
+    assert (run / "DONE").is_file()
 
 
 def test_a_checkpoint_worse_on_val_is_not_carried_forward(tmp_path):
@@ -259,13 +260,31 @@ def test_a_killed_cycle_resumes_at_the_job_it_was_killed_in(tmp_path, killed):
     if name not in ("eval", "select"):  # a training phase's DONE comes with its export or its finish job
         assert not (Path(cfg.run) / phase / "DONE").is_file()
 
+    (Path(cfg.run) / "run.json").unlink()  # as if the first start had been killed before writing it
     again = StandIn()
     ran = start(CycleConfig(run=cfg.run, model="/elsewhere"), launch=again, log=lambda *_: None)
+    assert json.loads((Path(cfg.run) / "run.json").read_text())["profile"]["model"] == "/models/base"
     assert ran == expected[expected.index(killed):]  # from the killed job on, nothing finished is run again
     assert all((Path(cfg.run) / p / "DONE").is_file() for p in ("rsr-1", "rpr-1", "rsr-2", "rpr-2", "eval-rpr-2"))
     # the resumed run keeps the config it started with (cycle.json), not the one given again
     assert not [a for _, argv in again.ran for a in argv if "/elsewhere" in a]
     assert start(cfg, launch=StandIn(), log=lambda *_: None) == []  # a finished cycle runs nothing
+
+
+def test_a_finish_job_that_leaves_no_done_stays_unfinished(tmp_path):
+    """RSR-N's DONE is the kit's `run_rsr`'s own: a finish job that ran without writing it stops the cycle, and the
+    job is run again on resume."""
+    class NoDone(StandIn):
+        def __call__(self, job, cfg):
+            super().__call__(job, cfg)
+            if job.name == "finish":
+                (Path(cfg.run) / job.phase / "DONE").unlink()
+
+    cfg = _config(tmp_path)
+    with pytest.raises(RuntimeError, match=r"rsr-1: its finish job ran but the stage wrote no DONE"):
+        start(cfg, launch=NoDone(), log=lambda *_: None)
+    assert not (Path(cfg.run) / "rsr-1" / "jobs" / "finish" / "DONE").is_file()
+    assert start(cfg, launch=StandIn(), log=lambda *_: None)[0] == "rsr-1/finish"
 
 
 def test_bad_input_is_named_by_file_and_field(tmp_path):
@@ -283,6 +302,12 @@ def test_bad_input_is_named_by_file_and_field(tmp_path):
     (bad / "cycle.json").write_text(json.dumps({"run": str(bad), "model": "m", "stpes": 3}))
     with pytest.raises(ValueError, match=r"bad/cycle.json: field\(s\) stpes are not CycleConfig fields"):
         start(CycleConfig(run=str(bad), model="m"), launch=StandIn(), log=lambda *_: None)
+    # a directory holding another run (the CPU loop's run.json, no cycle.json) is not taken over
+    (tmp_path / "cpu").mkdir()
+    (tmp_path / "cpu" / "run.json").write_text(json.dumps({"profile": {"name": "tiny"}, "seeds": [0]}))
+    with pytest.raises(FileExistsError, match=r"cpu/run.json: a run that is not a cycle's is here"):
+        start(CycleConfig(run=str(tmp_path / "cpu"), model="m"), launch=StandIn())
+    assert not (tmp_path / "cpu" / "cycle.json").exists()
     # evaluation settings that are not EvalConfig's, or without val, refused before anything is written
     with pytest.raises(ValueError, match=r"CycleConfig.eval: kk are not EvalConfig fields"):
         start(CycleConfig(run=str(tmp_path / "r2"), model="m", eval={"kk": 3}), launch=StandIn())
