@@ -162,3 +162,34 @@ def test_greedy_episodes_on_the_bundled_model_equal_the_transformers_engine(bwra
     for a, b in zip(runs["native"], runs["transformers"]):
         assert a.token_ids == b.token_ids and a.sampler["backend"] == "native"
         assert max(abs(x - y) for x, y in zip(a.logprobs, b.logprobs)) < 1e-3
+
+
+def test_a_changed_adapter_is_served_by_the_next_generator_and_an_unchanged_one_is_not_repacked(policy):
+    """The adapters are merged into packed weights when a generator opens: after an in-place update (what an
+    optimizer step does) the next generator must serve the new actor, and with nothing changed it must reuse the
+    packed weights."""
+    tok = policy.tokenizer
+    prompts = {0: _chat(tok, "List the files."), 1: _chat(tok, "pwd")}
+    with _native(policy) as gen:
+        before = _drain(gen, prompts)
+    with _native(policy) as gen:
+        assert gen.stats["pack_s"] == 0.0  # nothing changed: no repack
+    lora_b = [p for name, p in policy.model.named_parameters() if "lora_B" in name]
+    saved = [p.detach().clone() for p in lora_b]
+    try:
+        with torch.no_grad():
+            for p in lora_b:
+                p.add_(torch.randn_like(p) * 0.2)
+        with _native(policy) as gen:
+            after = _drain(gen, prompts)
+            assert gen.stats["pack_s"] > 0.0
+        with make_generator(policy, "transformers", max_new_tokens=12, temperature=0.0, stop_ids=[-1]) as gen:
+            ref = _drain(gen, prompts)
+        assert any(after[i].logprobs != before[i].logprobs for i in prompts)
+        for i in prompts:
+            assert after[i].token_ids == ref[i].token_ids
+            assert after[i].logprobs == pytest.approx(ref[i].logprobs, abs=1e-4)
+    finally:
+        with torch.no_grad():
+            for p, s in zip(lora_b, saved):
+                p.copy_(s)

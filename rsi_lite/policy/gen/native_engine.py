@@ -14,9 +14,10 @@ continuous-batching manager (`hf_continuous`) does (1) through paged blocks but 
                  longest prefix with its prompt, copied: the system prompt is computed once.
     step         every request in flight gives its next tokens (one for a reply being decoded, a chunk of
                  its prompt otherwise), packed into one [1, tokens] forward through the policy's own
-                 modules (LoRA included: the weights are the live ones, so a PPO step's new actor is served
-                 at no cost); attention runs per request on views of its slot, so no request attends to
-                 another's keys and nothing is padded.
+                 modules, each projection one packed matmul with the LoRA adapters merged in (made again when
+                 a generator opens after the adapters changed: a PPO step's new actor costs one repack,
+                 `stats['pack_s']`); attention runs per request on views of its slot, so no request attends
+                 to another's keys and nothing is padded.
     sampling     log-probabilities of the distribution the token was drawn from (temperature, then top-p),
                  as in `hf_generate`; greedy: the plain log-softmax.
 
@@ -94,13 +95,16 @@ def _packed(weight, hint: int):
 
 
 class _Projection:
-    """The linear layers that read one input (q, k, v; gate, up; or one alone) as one matmul of their base weights,
-    stacked and packed (`_packed`), plus each live LoRA adapter's delta computed as peft computes it
-    (`B(A(x)) * scaling`, added to that layer's columns). Base weights are packed again only when they change
-    (a full fine-tune); the adapters are read live, so a PPO step's new actor is served at once. A layer this
-    cannot reproduce (a DoRA variant, a quantized base) is called as a module."""
+    """The linear layers that read one input (q, k, v; gate, up; or one alone) as one packed matmul (`_packed`) of
+    their base weights, stacked, with each active LoRA adapter merged in (`W + scaling * B @ A` in that layer's
+    rows). The packed weight is cached on the first module under a key of the base weights' and the adapters'
+    storage and versions, so it is made again only when one of them changed: once a rollout after a PPO step
+    (the weight refresh; `NativeGenerator.stats['pack_s']`), never within one. Merged, a decode step makes one
+    matmul a projection instead of three (the base's and the adapter's two), the difference that counts when
+    the sandboxes share the cores. A layer this cannot reproduce (a DoRA variant, a quantized base, dropout on
+    the adapter) is called as a module."""
 
-    def __init__(self, modules: list, hint: int):
+    def __init__(self, modules: list, hint: int, stats: dict | None = None):
         import torch
 
         self.modules, self.plain = modules, all(self._plain(m) for m in modules)
@@ -112,22 +116,28 @@ class _Projection:
                                    for b in bases])
         else:
             self.bias = None
-        key = tuple((b.weight.data_ptr(), b.weight._version) for b in bases)
-        cache = getattr(modules[0], "_rsi_packed", None)
-        if cache is None or cache[0] != key:
-            w = bases[0].weight if len(bases) == 1 else torch.cat([b.weight.detach() for b in bases])
-            cache = (key, _packed(w, hint))
-            modules[0]._rsi_packed = cache
-        self.base = cache[1]
-        self.loras, start = [], 0
+        loras, start = [], 0
         for m, b in zip(modules, bases):
-            width = b.out_features
             if hasattr(m, "lora_A") and not m.disable_adapters and not m.merged:
                 for name in m.active_adapters:
                     if name in m.lora_A.keys():
-                        self.loras.append((m.lora_A[name].weight, m.lora_B[name].weight, m.scaling[name],
-                                           slice(start, start + width)))
-            start += width
+                        loras.append((m.lora_A[name].weight, m.lora_B[name].weight, float(m.scaling[name]),
+                                      slice(start, start + b.out_features)))
+            start += b.out_features
+        key = (tuple((b.weight.data_ptr(), b.weight._version) for b in bases)
+               + tuple((a.data_ptr(), a._version, bw.data_ptr(), bw._version, s, c.start) for a, bw, s, c in loras))
+        cache = getattr(modules[0], "_rsi_packed", None)
+        if cache is None or cache[0] != key:
+            t0 = time.perf_counter()
+            with torch.no_grad():
+                w = torch.cat([b.weight.detach() for b in bases]) if len(bases) > 1 or loras else bases[0].weight
+                for a, bw, s, rows in loras:
+                    w[rows] += s * (bw.detach() @ a.detach())
+                cache = (key, _packed(w, hint))
+            modules[0]._rsi_packed = cache
+            if stats is not None:
+                stats["pack_s"] = stats.get("pack_s", 0.0) + time.perf_counter() - t0
+        self.base = cache[1]
 
     @staticmethod
     def _plain(m) -> bool:
@@ -146,11 +156,7 @@ class _Projection:
         if not self.plain:
             return torch.cat([m(x) for m in self.modules], dim=-1)
         y = self.base(x)
-        if self.bias is not None:
-            y = y + self.bias
-        for a, b, scale, cols in self.loras:
-            y[:, cols] += (x @ a.T) @ b.T * scale
-        return y
+        return y if self.bias is None else y + self.bias
 
 
 class _Request:
@@ -193,7 +199,8 @@ class NativeGenerator:
         """key -> its slot; insertion order is the order keys went idle (the first is evicted first)."""
         self.free = list(range(self.n_slots))
         self.live: dict[str, _Request] = {}
-        self.stats = {"forwards": 0, "forward_s": 0.0, "prefill_tokens": 0, "decode_tokens": 0, "decode_forwards": 0}
+        self.stats = {"forwards": 0, "forward_s": 0.0, "prefill_tokens": 0, "decode_tokens": 0, "decode_forwards": 0,
+                      "pack_s": 0.0}
 
     # -- the generator interface (`dispatch`) -----------------------------------------------------------
     def __enter__(self):
@@ -208,14 +215,16 @@ class NativeGenerator:
         self.pool = [(torch.empty(shape, dtype=dtype, device=device), torch.empty(shape, dtype=dtype, device=device))
                      for _ in self.base.model.layers]
         self.generator = torch.Generator(device="cpu").manual_seed(self.seed)
-        hint = self.max_concurrent
-        self.proj = [(_Projection([a.q_proj, a.k_proj, a.v_proj], hint), _Projection([a.o_proj], hint),
-                      _Projection([layer.mlp.gate_proj, layer.mlp.up_proj], hint), _Projection([layer.mlp.down_proj], hint))
+        hint, st = self.max_concurrent, self.stats
+        self.proj = [(_Projection([a.q_proj, a.k_proj, a.v_proj], hint, st), _Projection([a.o_proj], hint, st),
+                      _Projection([layer.mlp.gate_proj, layer.mlp.up_proj], hint, st),
+                      _Projection([layer.mlp.down_proj], hint, st))
                      for layer in self.base.model.layers for a in [layer.self_attn]]
-        self.head = _Projection([self.base.lm_head], hint)
+        self.head = _Projection([self.base.lm_head], hint, st)
         a, mlp = self.base.model.layers[0].self_attn, self.base.model.layers[0].mlp
         self.widths = [getattr(a, n).out_features for n in ("q_proj", "k_proj", "v_proj")]
         self.widths_mlp = [getattr(mlp, n).out_features for n in ("gate_proj", "up_proj")]
+        self.head_dim = head_dim
         return self
 
     def __exit__(self, *exc):
@@ -336,7 +345,7 @@ class NativeGenerator:
         """One packed forward of each request's chunk; the logits at each chunk's last token [len(batch), vocab]."""
         import torch
         import torch.nn.functional as F
-        from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
+        from transformers.models.llama.modeling_llama import rotate_half
 
         device = self.pool[0][0].device
         ids, pos, slots, spans = [], [], [], []
@@ -353,19 +362,22 @@ class NativeGenerator:
         lm = self.base.model
         h = lm.embed_tokens(ids_t)
         cos, sin = lm.rotary_emb(h, pos_t)
+        cos, sin = cos[:, None], sin[:, None]  # [1, 1, n, head_dim]: over the heads
         masks = {}
         for length, start in {(ln, st) for _, ln, _, st in spans if ln > 1}:
             q = torch.arange(start, start + length, device=device)[:, None]
             masks[(length, start)] = torch.arange(start + length, device=device)[None, :] <= q
         h = h[0]
+        n_q, n_kv = self.widths[0] // self.head_dim, self.widths[1] // self.head_dim
         for layer, (kc, vc), (qkv, o_proj, gate_up, down) in zip(lm.layers, self.pool, self.proj):
             attn = layer.self_attn
-            q, k, v = qkv(layer.input_layernorm(h)).split(self.widths, dim=-1)
-            q = q.view(1, n, -1, attn.head_dim).transpose(1, 2)
-            k = k.view(1, n, -1, attn.head_dim).transpose(1, 2)
-            q, k = apply_rotary_pos_emb(q, k, cos, sin)
+            qkv_out = qkv(layer.input_layernorm(h))
+            # q and k rotated together (the same elementwise rule as transformers' apply_rotary_pos_emb)
+            qk = qkv_out[:, :(n_q + n_kv) * self.head_dim].view(1, n, n_q + n_kv, self.head_dim).transpose(1, 2)
+            qk = qk * cos + rotate_half(qk) * sin
+            q, k = qk[:, :n_q], qk[:, n_q:]
             kc[slot_t, :, at_t] = k[0].transpose(0, 1)
-            vc[slot_t, :, at_t] = v.view(n, -1, attn.head_dim)
+            vc[slot_t, :, at_t] = qkv_out[:, (n_q + n_kv) * self.head_dim:].view(n, n_kv, self.head_dim)
             outs = []
             for off, length, slot, start in spans:
                 end = start + length
