@@ -27,7 +27,7 @@ from .shadow import shadow_findings, shadow_markdown
 PAPER_TABLE2 = {"Base": [51.70, 31.00, 0.00, 0.00], "RSR-1": [70.10, 54.00, 6.80, 6.10],
                 "RPR-1": [77.53, 69.50, 14.29, 16.67], "RSR-2": [86.52, 76.00, 15.02, 17.46],
                 "RPR-2": [86.52, 79.00, 16.95, 19.84]}
-"""Table 2 of the paper (TB 2.1, TB Hard, TB 3.0, TB 4.0; some cells reasoned, see paper-figures.md)."""
+"""Table 2 of the paper (TB 2.1, TB Hard, TB 3.0, TB 4.0; some cells reasoned, see docs/paper.md)."""
 PAPER_SWR = {"Base": 3, "RSR-1": 5, "RPR-1": 6, "RSR-2": 6, "RPR-2": 6}
 PAPER_LHTB_STRICT = {"Base": 0, "RSR-1": 0, "RPR-1": 2, "RSR-2": 4, "RPR-2": 5}
 """Strict completions of 46 LHTB tasks; process reward went 0.21 (Base) -> 0.29 (RSR-1) -> 0.37 (RPR-2)."""

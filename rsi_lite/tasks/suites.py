@@ -1,6 +1,6 @@
 """The checked-in evaluation suites and the on-demand training pool.
 
-Each suite plays the role of one of the paper's benchmarks (see paper-figures.md):
+Each suite plays the role of one of the paper's benchmarks (see docs/paper.md):
 
     core     TB 2.1   the easiest: mostly one-command tasks, all nine training families
     hard     TB Hard  medium and hard instances of the same families

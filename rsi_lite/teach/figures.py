@@ -26,7 +26,7 @@ PHASES = [
 """(name, what it is, what it does, one line each): the loop of DESIGN.md and the paper's five retained checkpoints."""
 
 PAPER_MEAN = ["20.68", "34.25", "44.50", "48.75", "50.58"]
-"""The paper's mean success over four Terminal-Bench suites per phase (reported; docs in reference notes)."""
+"""The paper's mean success over four Terminal-Bench suites per phase (reported: docs/paper.md)."""
 KIT_CORE = ["0.00", "30.37", "29.63", "31.11", "32.59"]
 """The kit's `core` Mean@3 per phase, seed 0 of `rsi-lite run --profile cpu` (README's table, docs/experiments.md
 2026-12-05)."""

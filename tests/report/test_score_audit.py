@@ -1,4 +1,4 @@
-"""The integrality audit reproduces the statements of paper-figures.md.  Run: pytest tests/report/test_score_audit.py"""
+"""The integrality audit reproduces the statements of docs/paper.md.  Run: pytest tests/report/test_score_audit.py"""
 
 from rsi_lite.report.score_audit import explain, fits
 
