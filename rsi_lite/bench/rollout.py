@@ -28,9 +28,9 @@ Targets (issue 3): engine >= 0.8 x raw, engine >= 4 x sequential: the lines `eng
 `engine/sequential = Y.YY` (transformers). Issue 47: the native engine at least 3x the transformers engine on
 the same episodes with the same greedy replies: the last lines are, for each other backend B,
 `greedy episodes identical to transformers: N of M [B]`, `tokens/s[B] = N` and `B/transformers = R`, after
-`tokens/s[transformers] = N`. For ctranslate2, what serving new weights costs it (the actor's adapter changed,
-as after a PPO step: merge, convert, load). A benchmark, not a test. `--runs engine` skips the one-at-a-time
-runs (they take half the time).
+`tokens/s[transformers] = N`. What serving new weights costs (the actor's adapter changed, as after a PPO step):
+for ctranslate2 merge, convert, load; for native the repack of its merged weights. A benchmark, not a test.
+`--runs engine` skips the one-at-a-time runs (they take half the time).
 
 Issue 47's measurement: `python -m rsi_lite.bench.rollout --batch 32 --episodes 80 --turns 3 --tokens 64
 --runs engine`.
@@ -141,6 +141,8 @@ def main(argv: list[str] | None = None) -> None:
         print(f"engine/sequential = {rates['engine'] / rates['sequential']:.2f}")
     if "engine[ctranslate2]" in rates:
         _refresh_cost(pol, a.compute_type)
+    if "engine[native]" in rates:
+        _native_refresh_cost(pol)
     if "engine" in rates:
         print(f"tokens/s[transformers] = {rates['engine']:.1f}")
     for b in a.backends:
@@ -167,6 +169,20 @@ def _refresh_cost(pol, compute_type: str) -> None:
     st = ct2_weights.stats()
     print(f"refresh    new actor weights served in {time.perf_counter() - t0:.1f} s ({st['refresh']}: fingerprint "
           f"{st['key_s']:.2f} s, merge + convert {st['convert_s']:.1f} s, load {st['load_s']:.1f} s)")
+
+
+def _native_refresh_cost(pol) -> None:
+    """Change the actor's adapter in place (as a PPO step does) and time the native engine's repack of the merged
+    weights when its next generator opens: the weight refresh, paid once a rollout after a step."""
+    from ..policy.gen.native_engine import NativeGenerator
+
+    with torch.no_grad():
+        for name, p in pol.model.named_parameters():
+            if "lora_B" in name:
+                p.add_(1e-3)
+    with NativeGenerator(pol.model, pol.tokenizer, max_new_tokens=1) as gen:
+        print(f"refresh    new actor weights served by the native engine in {gen.stats['pack_s']:.2f} s "
+              "(the adapters merged into the packed weights)")
 
 
 def _engine_stats(trajs, wall: float) -> dict:
