@@ -209,10 +209,12 @@ def kept_resolves(d: Path, resolves: list[Trajectory] | None = None) -> list[Tra
 
 
 def run_rsr(run: Path, cycle: int, cfg: RSRConfig | None = None, *, policy=None, progress: bool = False,
-            until: str | None = None) -> dict | None:
+            until: str | None = None, load=None) -> dict | None:
     """Run (or resume) the stage; return the funnel. `until="dataset"` stops once dataset.jsonl is written
     (scale_up trains it sharded, then a second call finds the checkpoint and finishes the stage). The model
-    is loaded only when a step still needs it."""
+    is loaded only when a step still needs it: `load(init, model)` where given (scale_up's rewrite job: a policy
+    that may only generate, e.g. served by vLLM), else `load_actor` in `cfg.dtype`. The SFT step needs a
+    trainable model: a policy served by vLLM is refused there."""
     from ..tasks import load_task
 
     stage = rsr_dir(run, cycle)
@@ -225,7 +227,8 @@ def run_rsr(run: Path, cycle: int, cfg: RSRConfig | None = None, *, policy=None,
 
     def actor():
         if loaded[0] is None:
-            loaded[0] = load_actor(cfg.init, model=cfg.model, dtype=cfg.dtype)
+            loaded[0] = (load(cfg.init, cfg.model) if load is not None
+                         else load_actor(cfg.init, model=cfg.model, dtype=cfg.dtype))
         return loaded[0]
 
     tasks = pool_tasks(run, cfg)
@@ -280,6 +283,11 @@ def run_rsr(run: Path, cycle: int, cfg: RSRConfig | None = None, *, policy=None,
         return None
 
     if not (d / "checkpoint" / "adapter_config.json").is_file():
+        from ..policy.gen.dispatch import is_vllm
+
+        if is_vllm(actor()):
+            raise ValueError(f"{d}: the SFT step needs a trainable model, and this stage's policy is served by vLLM "
+                             "(generation only); run it with until='dataset', or load the actor with load_actor")
         summary = train_sft(actor(), examples, cfg.sft, metrics_path=d / "metrics.jsonl", progress=progress)
         write_json_atomic(d / "sft.json", summary)
         save_actor(actor(), d / "checkpoint")
