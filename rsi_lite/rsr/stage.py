@@ -87,7 +87,8 @@ def plan(policy, sources: list[Trajectory], cfg: RSRConfig) -> tuple[list[dict],
     model_books = [[] for _ in sources]
     if cfg.planner in ("model", "both") and sources:
         model_books = model_runbooks(policy, [(_instruction(t.task_path), s) for t, s in zip(sources, stripped)],
-                                     k=cfg.runbooks_per_success, seed=cfg.rollout.seed)
+                                     k=cfg.runbooks_per_success, seed=cfg.rollout.seed,
+                                     backend=cfg.rollout.generation_backend)
     for i, (t, msgs) in enumerate(zip(sources, stripped)):
         seen = set()
 
@@ -118,7 +119,8 @@ def review_all(policy, rows: list[dict], cfg: RSRConfig) -> list[dict]:
     for r in rows:
         task = load_task(Path(r["task_path"]))
         v = review(r["runbook"], task)
-        if v.approved and cfg.model_reviewer and not model_review(policy, task.instruction, r["runbook"]):
+        if v.approved and cfg.model_reviewer and not model_review(policy, task.instruction, r["runbook"],
+                                                                  cfg.rollout.generation_backend):
             v = Verdict(False, ["model reviewer: NO"])
         out.append({"id": r["id"], "task": r["task"], **v.to_dict()})
     return out

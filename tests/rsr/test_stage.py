@@ -456,3 +456,19 @@ def test_the_stage_loads_through_load_and_refuses_to_fine_tune_a_vllm_served_pol
     with pytest.raises(ValueError, match=r"rsr-1: the SFT step needs a trainable model"):
         run_rsr(tmp_path / "run", 1, RSRConfig(pool=str(pool)), load=load)
     assert calls == [("base", "smollm2-135m")] and not (d / "checkpoint").exists()
+
+
+def test_the_planner_and_the_reviewer_generate_on_the_stages_backend(tok):
+    """The model planner and reviewer ask `dispatch.complete` for the stage's rollout backend, not always 'auto'
+    (on a GPU, 'auto' would pick the native engine the rollouts avoid there): a backend the policy cannot be
+    served on is refused by the dispatch, so the setting reaches it."""
+    from rsi_lite.policy.gen.vllm_engine import VLLMPolicy
+    from rsi_lite.rsr.review import model_review
+    from rsi_lite.rsr.runbook import model_runbooks
+
+    served = VLLMPolicy(tokenizer=tok, engine=None)
+    with pytest.raises(ValueError, match=r"generation_backend 'transformers': this policy is served by vLLM"):
+        model_runbooks(served, [("Count the lines of a.txt.", [])], k=1, backend="transformers")
+    book = {"milestones": ["count the lines"], "checks": [], "pitfalls": []}
+    with pytest.raises(ValueError, match=r"generation_backend 'native': this policy is served by vLLM"):
+        model_review(served, "Count the lines of a.txt.", book, backend="native")
