@@ -5,7 +5,8 @@ The kit's own loader (`policy.actor.load_actor`) holds the base in float32: a 27
 
     eval     `loop.phases.run_eval` -> `eval.evaluate` -> `rollout.run_episodes`: episodes, nothing trained.
     rewrite  `rsr.stage.run_rsr(until="dataset")`: discovery and re-solve episodes (`run_episodes`), the runbook
-             planner and the reviewer (`policy.gen.dispatch.complete`), the dataset's tokenizer. Nothing trained:
+             planner and the reviewer (`policy.gen.dispatch.complete`, on the same backend as the episodes), the
+             dataset's tokenizer. Nothing trained:
              the SFT is verl's `sft` job (FSDP over the nodes, `configs/rsi_sft.yaml`), and `run_rsr` refuses to
              fine-tune a vLLM-served policy.
     serve    `kit_server`: the kit's own transformers engine, the reference verl's agent loop is checked against
