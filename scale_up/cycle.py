@@ -15,8 +15,8 @@ unfinished one again from its start: verl's own `trainer.resume_mode: auto` then
                      evaluation settings, the `gpu` profile's suites, k and temperature) -> RUN/eval-base/
            floor     the evaluated tasks' verifiers on untouched workspaces (`loop.phases.run_floor`) -> eval-floor/
     RSR-N  rewrite   the kit's self-rewrite up to rsr-N/dataset.jsonl (`run_rsr(until="dataset")`, the `gpu`
-                     profile's settings, the kit's environment and generation backend) from the checkpoint retained
-                     before it
+                     profile's settings, the kit's environment; the policy served by vLLM or held in bf16 on the
+                     GPU, `scale_up.loading`) from the checkpoint retained before it
            sft       verl's SFT trainer on it (configs/rsi_sft.yaml, `KitSFTDataset`)    -> RUN/verl/rsr-N/
            merge     verl's model merger on the newest step's actor                     -> RUN/verl/rsr-N/merged/
            export    the adapter into rsr-N/checkpoint/, verl's SFT metrics into rsr-N/sft.json
@@ -392,62 +392,7 @@ def start(cfg: CycleConfig, launch=run_local, log=print) -> list[str]:
 
 
 # ---------------------------------------------------------------- the commands its jobs run
-
-def rewrite(run: str, cycle: int, init: str, model: str) -> None:
-    """RSR-N up to its dataset, with the `gpu` profile's self-rewrite settings (the kit's environment)."""
-    from rsi_lite.loop.profiles import profile
-    from rsi_lite.rsr.stage import run_rsr
-    from rsi_lite.tasks.suites import ensure_pool
-
-    cfg = profile("gpu").rsr
-    cfg.init, cfg.model, cfg.pool = init, model, str(ensure_pool(Path(run), profile("gpu").pool_size))
-    run_rsr(Path(run), cycle, cfg, until="dataset")
-
-
-def finish(run: str, cycle: int) -> None:
-    """RSR-N's last step: the kit's stage finds the exported checkpoint and writes the funnel and DONE."""
-    from rsi_lite.rsr.stage import run_rsr
-
-    run_rsr(Path(run), cycle)
-
-
-def run_settings(run: str | Path):
-    """(EvalConfig, model) of a run, from its run.json (fixed at the first start); a missing field is an error
-    naming the file and the field."""
-    from rsi_lite.loop.profiles import EvalConfig
-
-    path = Path(run) / "run.json"
-    prof = read_json(path).get("profile", {})
-    for f in ("eval", "model"):
-        if f not in prof:
-            raise ValueError(f"{path}: profile.{f} missing (run.json of a cycle is written by scale_up.cycle's "
-                             "first start)")
-    try:
-        return EvalConfig.from_dict(prof["eval"]), prof["model"]
-    except TypeError as e:
-        raise ValueError(f"{path}: profile.eval: {e}") from None
-
-
-def evaluate(run: str, label: str, checkpoint: str) -> dict:
-    """A phase's evaluation (the kit's environment): the CPU loop's own `run_eval` into eval-<stage>/ with the
-    run's settings: results.json, trajectories.jsonl, results.html, DONE."""
-    from rsi_lite.loop.phases import eval_dir, run_eval
-
-    ev, model = run_settings(run)
-    return run_eval(eval_dir(Path(run), label), checkpoint, ev, model)
-
-
-def floor(run: str) -> None:
-    """The floor row (the kit's environment): `run_floor` into eval-floor/. As in the CPU loop it is a measurement
-    beside the run, so a failure is reported and the cycle goes on (the report then leaves the row out)."""
-    from rsi_lite.loop.phases import run_floor
-
-    ev, _ = run_settings(run)
-    try:
-        run_floor(Path(run) / "eval-floor", ev)
-    except Exception as e:  # noqa: BLE001 -- as Loop.floor: never a reason to stop the run
-        print(f"[floor] not measured: {type(e).__name__}: {e}", flush=True)
-
+# (the kit's jobs, rewrite, finish, evaluate and floor, live in scale_up/kit_jobs.py)
 
 def merge(verl_dir: str, target: str) -> None:
     """verl's model merger on the newest checkpoint's actor (a LoRA actor: its adapter, in target/lora_adapter)."""
@@ -459,9 +404,11 @@ def merge(verl_dir: str, target: str) -> None:
 
 def main(argv=None) -> None:
     args = sys.argv[1:] if argv is None else list(argv)
-    steps = {"rewrite": lambda a: rewrite(a[0], int(a[1]), a[2], a[3]), "finish": lambda a: finish(a[0], int(a[1])),
-             "evaluate": lambda a: evaluate(a[0], a[1], a[2]), "floor": lambda a: floor(a[0]),
-             "merge": lambda a: merge(a[0], a[1])}
+    from . import kit_jobs as kit
+
+    steps = {"rewrite": lambda a: kit.rewrite(a[0], int(a[1]), a[2], a[3]),
+             "finish": lambda a: kit.finish(a[0], int(a[1])), "evaluate": lambda a: kit.evaluate(a[0], a[1], a[2]),
+             "floor": lambda a: kit.floor(a[0]), "merge": lambda a: merge(a[0], a[1])}
     if args and args[0] in steps:
         steps[args[0]](args[1:])
         return

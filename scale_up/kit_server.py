@@ -29,9 +29,15 @@ from pathlib import Path
 
 
 def _policy(model: str):
+    """The model with every weight as loaded (no adapter), in the precision `scale_up.loading` gives the `serve` job:
+    float32 on the CPU (the kit's own episodes, which the CPU test compares with, load the same), bf16 on CUDA."""
     from rsi_lite.policy.model import PolicyConfig, load_policy
 
-    return load_policy(PolicyConfig(model=model, quantization="full"))
+    from .loading import choose_loading, this_machine
+
+    here = this_machine()
+    how = choose_loading("serve", cuda=here["cuda"], vllm=here["vllm"])
+    return load_policy(PolicyConfig(model=model, quantization="full", dtype=how.dtype))
 
 
 class Engine:

@@ -14,6 +14,10 @@ tokens per GPU. Activations with gradient checkpointing: each layer's input (L *
 recomputed working set (about s * (12 h + 6 I) bf16 values), the logits of the s tokens (bf16, and their fp32
 log-softmax: verl's default path materialises them; `model.use_fused_kernels`, on here, does not), two all-gathered
 layers in flight. Actor and critic train one after the other, so one pass's activations at a time.
+
+The cycle's kit jobs (`eval`, `rewrite`: generation only, on one GPU where the driver runs) are planned beside it
+(`kit_job`, `kit_jobs`): the route `scale_up.loading` chooses (vLLM in bf16, or the kit's model in bf16 with
+transformers' engine), at the `gpu` profile's rollout settings.
 """
 
 from __future__ import annotations
@@ -120,6 +124,105 @@ def plan(cfg, arch: Arch, gpu_gb: float) -> dict:
     return out
 
 
+# ---------------------------------------------------------------- the cycle's kit jobs on one GPU
+
+KIT_UTILIZATION = 0.85
+"""The share of one GPU a kit job plans for: vLLM's `gpu_memory_utilization` (the kit's default), and the same
+budget for the transformers route. The rest is left to what is not counted here: the CUDA context, the forward's
+working memory (vLLM measures its own at start-up) and the allocator's fragmentation."""
+
+
+def kv_bytes_per_token(arch: Arch, dtype: str = "bf16") -> int:
+    """Key and value of one token in every layer, in `dtype`."""
+    return 2 * arch.layers * arch.kv_dim * BYTES[dtype]
+
+
+def kit_job(arch: Arch, route: str, dtype: str, *, adapter_rank: int, context_budget: int, batch: int,
+            gpu_gb: float, max_model_len: int = 0, page_size: int = 64, utilization: float = KIT_UTILIZATION) -> dict:
+    """Per-GPU gigabytes of the policy of one of the cycle's kit jobs (`eval`, `rewrite`: generation only, one
+    GPU; `scale_up.loading` chooses the route), estimated from the model's shape, not measured.
+
+      'hf'    the kit's `load_actor`: the base in `dtype`, the LoRA adapter in fp32 (peft keeps adapters fp32 on a
+              bf16 base), and transformers' continuous batching engine, whose paged cache holds `batch` + 1
+              contexts of `context_budget` tokens (`policy.gen.hf_continuous`: one page more each). Fits when
+              the sum is within `utilization` of the GPU.
+      'vllm'  `vllm_policy`: the base in bf16, one LoRA slot of `adapter_rank` (bf16), and a KV cache of what is
+              left of `utilization` of the GPU. Fits when that cache holds `max_model_len` tokens, the check vLLM
+              makes at start-up; it schedules the batch within its cache.
+    """
+    if route not in ("hf", "vllm"):
+        raise ValueError(f"kit_job: route {route!r} is not 'hf' or 'vllm'")
+    budget = utilization * gpu_gb
+    weights = arch.params() * BYTES[dtype] / GB
+    kv_token = kv_bytes_per_token(arch, dtype)
+    out = {"route": route, "dtype": dtype, "gpu_gb": gpu_gb, "budget_gb": budget, "weights_gb": weights}
+    if route == "hf":
+        from rsi_lite.policy.gen.hf_continuous import cache_blocks
+
+        tokens = cache_blocks(batch, context_budget, page_size) * page_size
+        out.update(adapter_gb=4 * arch.lora_params(adapter_rank) / GB, kv_cache_tokens=tokens,
+                   kv_cache_gb=tokens * kv_token / GB, batch=batch)
+        out["total_gb"] = weights + out["adapter_gb"] + out["kv_cache_gb"]
+        out["fits"] = out["total_gb"] <= budget
+    else:
+        out["adapter_gb"] = 2 * arch.lora_params(adapter_rank) / GB
+        out["kv_cache_gb"] = max(0.0, budget - weights - out["adapter_gb"])
+        out.update(kv_cache_tokens=int(out["kv_cache_gb"] * GB / kv_token), max_model_len=max_model_len,
+                   total_gb=weights + out["adapter_gb"] + out["kv_cache_gb"])
+        out["fits"] = weights + out["adapter_gb"] < budget and out["kv_cache_tokens"] >= max_model_len
+    return out
+
+
+def hf_max_batch(arch: Arch, dtype: str, *, adapter_rank: int, context_budget: int, gpu_gb: float,
+                 page_size: int = 64, utilization: float = KIT_UTILIZATION) -> int:
+    """The most episodes the 'hf' route decodes at once within the budget (`kit_job`); 0 or less: not even one."""
+    one = kit_job(arch, "hf", dtype, adapter_rank=adapter_rank, context_budget=context_budget, batch=0,
+                  gpu_gb=gpu_gb, page_size=page_size, utilization=utilization)
+    per_context = one["kv_cache_gb"]  # batch 0 holds the one spare context
+    return int((one["budget_gb"] - one["weights_gb"] - one["adapter_gb"]) // per_context) - 1
+
+
+KIT_MIN_MODEL_LEN = 8192
+"""The shortest `max_model_len` a kit job's vLLM engine gets: the rewrite's runbook planner and reviewer prompt with
+a task's instruction and a transcript (`rsr.runbook.transcript`, cut at 1,200 characters), which the rollout's
+`context_budget` does not bound; vLLM refuses a prompt longer than its `max_model_len`."""
+
+
+def vllm_model_len(context_budget: int) -> int:
+    """The `max_model_len` of a kit job's vLLM engine whose episodes hold `context_budget` tokens."""
+    return max(context_budget, KIT_MIN_MODEL_LEN)
+
+
+def kit_jobs(arch: Arch, gpu_gb: float, adapter_rank: int) -> dict:
+    """Each generation job of the cycle (`eval`, `rewrite`) on one GPU of `gpu_gb`, at the `gpu` profile's rollout
+    settings (the ones the jobs run with): the vLLM route, the transformers route in bf16 at the configured batch
+    and the batch it can hold (`hf_max_batch`), and what the float32 load (the kit's default) needs for its
+    weights alone."""
+    from rsi_lite.loop.profiles import profile
+
+    p = profile("gpu")
+    out = {}
+    for job, r in (("eval", p.eval.rollout), ("rewrite", p.rsr.rollout)):
+        common = dict(adapter_rank=adapter_rank, context_budget=r.context_budget, gpu_gb=gpu_gb,
+                      page_size=r.page_size)
+        out[job] = {"vllm": kit_job(arch, "vllm", "bf16", batch=r.batch_size,
+                                    max_model_len=vllm_model_len(r.context_budget), **common),
+                    "hf": kit_job(arch, "hf", "bf16", batch=r.batch_size, **common),
+                    "hf_max_batch": hf_max_batch(arch, "bf16", **common),
+                    "fp32_weights_gb": arch.params() * 4 / GB}
+    return out
+
+
+def describe_kit_job(job: str, p: dict) -> str:
+    if p["route"] == "hf":
+        return (f"  {job:8} transformers, {p['dtype']}: {p['total_gb']:.1f} GB at {p['batch']} episodes (weights "
+                f"{p['weights_gb']:.1f}, adapter {p['adapter_gb']:.1f}, cache {p['kv_cache_gb']:.1f}) of "
+                f"{p['budget_gb']:.1f}: {'fits' if p['fits'] else 'does NOT fit'}")
+    return (f"  {job:8} vLLM, {p['dtype']}: weights {p['weights_gb']:.1f} GB + LoRA slot {p['adapter_gb']:.1f}, KV "
+            f"cache {p['kv_cache_gb']:.1f} GB ({p['kv_cache_tokens']:,} tokens, {p['max_model_len']:,} needed): "
+            f"{'fits' if p['fits'] else 'does NOT fit'}")
+
+
 def describe(p: dict, gpu_gb: float) -> str:
     rows = [f"{p['gpus']} GPUs of {gpu_gb:.0f} GB; a {p['params_B']:.2f} B model, LoRA actor {p['lora_params_M']:.0f} M "
             f"trainable; context {p['context']:,} tokens, {p['tokens_per_micro_batch']:,} tokens a micro-batch",
@@ -145,9 +248,18 @@ def main(argv=None) -> None:
     arch = Arch.from_config(json.loads((path / "config.json" if path.is_dir() else path).read_text()))
     with initialize_config_dir(config_dir=str(Path(__file__).parent / "configs"), version_base=None):
         cfg = compose(config_name="rsi_27b", overrides=list(args.overrides))
+    rank = at(cfg, "actor_rollout_ref.model.lora_rank")
     for gb in args.gpu_gb:
-        p = plan(cfg, arch, gb)
-        print(json.dumps({"gpu_gb": gb, **p, "arch": asdict(arch)}) if args.json else describe(p, gb))
+        p, kit = plan(cfg, arch, gb), kit_jobs(arch, gb, rank)
+        if args.json:
+            print(json.dumps({"gpu_gb": gb, **p, "kit_jobs": kit, "arch": asdict(arch)}))
+            continue
+        print(describe(p, gb))
+        print(f"  the kit's jobs on one {gb:.0f} GB GPU (float32 weights alone: "
+              f"{kit['eval']['fp32_weights_gb']:.1f} GB; scale_up.loading chooses vLLM where it imports):")
+        for job, k in kit.items():
+            print(describe_kit_job(job, k["vllm"]))
+            print(describe_kit_job(job, k["hf"]) + f"; at most {k['hf_max_batch']} episodes")
 
 
 if __name__ == "__main__":

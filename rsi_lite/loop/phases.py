@@ -132,13 +132,15 @@ def stage_cost(d: Path) -> dict:
     return {"generated_tokens": tokens, "sandbox_s": round(sandbox, 1), "episodes": episodes}
 
 
-def run_eval(d: Path, checkpoint: str, cfg: EvalConfig, model: str, progress: bool = False) -> dict:
+def run_eval(d: Path, checkpoint: str, cfg: EvalConfig, model: str, progress: bool = False, load=None) -> dict:
+    """`checkpoint` evaluated into `d`; the policy is `load(checkpoint, model)` (scale_up's eval job: bfloat16 or
+    vLLM-served, `scale_up.loading`), else `load_actor`'s float32, loaded only if the evaluation has to run."""
     from ..eval.evaluate import evaluate
 
     stage = StageDir(d)
     if stage.done:
         return stage.read("results.json")
-    policy = load_actor(checkpoint, model=model)
+    policy = load(checkpoint, model) if load is not None else load_actor(checkpoint, model=model)
     doc = evaluate(policy, cfg.suites, d, k=cfg.k, rollout=cfg.rollout, checkpoint=checkpoint, limit=cfg.limit,
                    spread=True, progress=progress)
     stage.mark_done()

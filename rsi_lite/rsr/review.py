@@ -63,13 +63,13 @@ Proposed notes for solving it:
 Do these notes describe how to solve this task, without giving the final answer away? Answer YES or NO."""
 
 
-def model_review(policy, instruction: str, runbook: dict) -> bool:
-    """The actor as reviewer (greedy): True when its reply starts with YES."""
+def model_review(policy, instruction: str, runbook: dict, backend: str = "auto") -> bool:
+    """The actor as reviewer (greedy): True when its reply starts with YES; `backend` the generation backend."""
     from ..policy.gen.dispatch import complete
 
     tok = policy.tokenizer
     chat = [{"role": "user", "content": REVIEW_PROMPT.format(instruction=instruction.strip(), notes=render(runbook))}]
     ids = tok.apply_chat_template(chat, add_generation_prompt=True, tokenize=True)
     ids = list(ids["input_ids"] if hasattr(ids, "keys") else ids)
-    gen = complete(policy, [ids], max_new_tokens=4, temperature=0.0)[0]
+    gen = complete(policy, [ids], max_new_tokens=4, temperature=0.0, backend=backend)[0]
     return tok.decode(gen.token_ids, skip_special_tokens=True).strip().upper().startswith("YES")

@@ -183,8 +183,9 @@ def transcript(messages: list[dict], limit: int = 1200) -> str:
 
 
 def model_runbooks(policy, items: list[tuple[str, list[dict]]], k: int = 4, *, max_new_tokens: int = 160,
-                   temperature: float = 0.8, seed: int = 0) -> list[list[tuple[dict | None, str]]]:
-    """For each (instruction, messages): k sampled replies, each as (runbook or None, raw reply)."""
+                   temperature: float = 0.8, seed: int = 0, backend: str = "auto") -> list[list[tuple[dict | None, str]]]:
+    """For each (instruction, messages): k sampled replies, each as (runbook or None, raw reply); `backend` the
+    generation backend (`policy.gen.dispatch`), the stage's rollout's."""
     from ..policy.gen.dispatch import complete
 
     tok = policy.tokenizer
@@ -196,7 +197,8 @@ def model_runbooks(policy, items: list[tuple[str, list[dict]]], k: int = 4, *, m
         ids = ids["input_ids"] if isinstance(ids, dict) or hasattr(ids, "keys") else ids
         prompts += [list(ids)] * k
     replies = [tok.decode(g.token_ids, skip_special_tokens=True)
-               for g in complete(policy, prompts, max_new_tokens=max_new_tokens, temperature=temperature, seed=seed)]
+               for g in complete(policy, prompts, max_new_tokens=max_new_tokens, temperature=temperature, seed=seed,
+                                 backend=backend)]
     out = []
     for i in range(len(items)):
         group = []

@@ -87,7 +87,8 @@ def plan(policy, sources: list[Trajectory], cfg: RSRConfig) -> tuple[list[dict],
     model_books = [[] for _ in sources]
     if cfg.planner in ("model", "both") and sources:
         model_books = model_runbooks(policy, [(_instruction(t.task_path), s) for t, s in zip(sources, stripped)],
-                                     k=cfg.runbooks_per_success, seed=cfg.rollout.seed)
+                                     k=cfg.runbooks_per_success, seed=cfg.rollout.seed,
+                                     backend=cfg.rollout.generation_backend)
     for i, (t, msgs) in enumerate(zip(sources, stripped)):
         seen = set()
 
@@ -118,7 +119,8 @@ def review_all(policy, rows: list[dict], cfg: RSRConfig) -> list[dict]:
     for r in rows:
         task = load_task(Path(r["task_path"]))
         v = review(r["runbook"], task)
-        if v.approved and cfg.model_reviewer and not model_review(policy, task.instruction, r["runbook"]):
+        if v.approved and cfg.model_reviewer and not model_review(policy, task.instruction, r["runbook"],
+                                                                  cfg.rollout.generation_backend):
             v = Verdict(False, ["model reviewer: NO"])
         out.append({"id": r["id"], "task": r["task"], **v.to_dict()})
     return out
@@ -209,10 +211,12 @@ def kept_resolves(d: Path, resolves: list[Trajectory] | None = None) -> list[Tra
 
 
 def run_rsr(run: Path, cycle: int, cfg: RSRConfig | None = None, *, policy=None, progress: bool = False,
-            until: str | None = None) -> dict | None:
+            until: str | None = None, load=None) -> dict | None:
     """Run (or resume) the stage; return the funnel. `until="dataset"` stops once dataset.jsonl is written
     (scale_up trains it sharded, then a second call finds the checkpoint and finishes the stage). The model
-    is loaded only when a step still needs it."""
+    is loaded only when a step still needs it: `load(init, model)` where given (scale_up's rewrite job: a policy
+    that may only generate, e.g. served by vLLM), else `load_actor` in `cfg.dtype`. The SFT step needs a
+    trainable model: a policy served by vLLM is refused there."""
     from ..tasks import load_task
 
     stage = rsr_dir(run, cycle)
@@ -225,7 +229,8 @@ def run_rsr(run: Path, cycle: int, cfg: RSRConfig | None = None, *, policy=None,
 
     def actor():
         if loaded[0] is None:
-            loaded[0] = load_actor(cfg.init, model=cfg.model, dtype=cfg.dtype)
+            loaded[0] = (load(cfg.init, cfg.model) if load is not None
+                         else load_actor(cfg.init, model=cfg.model, dtype=cfg.dtype))
         return loaded[0]
 
     tasks = pool_tasks(run, cfg)
@@ -280,6 +285,11 @@ def run_rsr(run: Path, cycle: int, cfg: RSRConfig | None = None, *, policy=None,
         return None
 
     if not (d / "checkpoint" / "adapter_config.json").is_file():
+        from ..policy.gen.dispatch import is_vllm
+
+        if is_vllm(actor()):
+            raise ValueError(f"{d}: the SFT step needs a trainable model, and this stage's policy is served by vLLM "
+                             "(generation only); run it with until='dataset', or load the actor with load_actor")
         summary = train_sft(actor(), examples, cfg.sft, metrics_path=d / "metrics.jsonl", progress=progress)
         write_json_atomic(d / "sft.json", summary)
         save_actor(actor(), d / "checkpoint")

@@ -428,3 +428,47 @@ def test_the_shadow_gate_keeps_a_hard_coded_re_solve_out_of_the_sft_set(tmp_path
     assert json.loads((d / "flags.json").read_text()) == {"0": ["input_specific"]}
     rows = [json.loads(x) for x in (d / "dataset.jsonl").read_text().splitlines()]
     assert len(rows) == 1 and honest in rows[0]["messages"][-1]["content"]
+
+
+def test_the_stage_loads_through_load_and_refuses_to_fine_tune_a_vllm_served_policy(tmp_path, tok):
+    """A stage resumed with every file up to its dataset on disk: the SFT step is what is left. The policy comes
+    from `load(init, model)` (scale_up's rewrite job gives one served by vLLM, which only generates); such a policy
+    is refused there, before anything is trained or saved."""
+    import shutil
+
+    from rsi_lite.policy.gen.vllm_engine import VLLMPolicy
+
+    pool = tmp_path / "pool"
+    shutil.copytree(TASKS / "core" / CSV_TASK, pool / CSV_TASK)
+    d = tmp_path / "run" / "rsr-1"
+    d.mkdir(parents=True)
+    for name in ("discovery", "successes", "runbooks", "reviews", "resolves", "dataset"):
+        (d / f"{name}.jsonl").write_text("")
+    for name, doc in (("model_planner", {"sampled": 0, "valid": 0}), ("prefixes", {}), ("flags", {}),
+                      ("dataset_meta", {"retokenize_failures": 0})):
+        (d / f"{name}.json").write_text(json.dumps(doc))
+    calls = []
+
+    def load(init, model):
+        calls.append((init, model))
+        return VLLMPolicy(tokenizer=tok, engine=None)
+
+    with pytest.raises(ValueError, match=r"rsr-1: the SFT step needs a trainable model"):
+        run_rsr(tmp_path / "run", 1, RSRConfig(pool=str(pool)), load=load)
+    assert calls == [("base", "smollm2-135m")] and not (d / "checkpoint").exists()
+
+
+def test_the_planner_and_the_reviewer_generate_on_the_stages_backend(tok):
+    """The model planner and reviewer ask `dispatch.complete` for the stage's rollout backend, not always 'auto'
+    (on a GPU, 'auto' would pick the native engine the rollouts avoid there): a backend the policy cannot be
+    served on is refused by the dispatch, so the setting reaches it."""
+    from rsi_lite.policy.gen.vllm_engine import VLLMPolicy
+    from rsi_lite.rsr.review import model_review
+    from rsi_lite.rsr.runbook import model_runbooks
+
+    served = VLLMPolicy(tokenizer=tok, engine=None)
+    with pytest.raises(ValueError, match=r"generation_backend 'transformers': this policy is served by vLLM"):
+        model_runbooks(served, [("Count the lines of a.txt.", [])], k=1, backend="transformers")
+    book = {"milestones": ["count the lines"], "checks": [], "pitfalls": []}
+    with pytest.raises(ValueError, match=r"generation_backend 'native': this policy is served by vLLM"):
+        model_review(served, "Count the lines of a.txt.", book, backend="native")

@@ -288,8 +288,8 @@ def test_a_finish_job_that_leaves_no_done_stays_unfinished(tmp_path):
 
 
 def test_bad_input_is_named_by_file_and_field(tmp_path):
-    from scale_up.cycle import run_settings
     from scale_up.export import verl_metrics
+    from scale_up.kit_jobs import finish, run_settings
 
     # an evaluation without val figures: the select job stops, naming the file and the field
     cfg = _config(tmp_path)
@@ -319,6 +319,10 @@ def test_bad_input_is_named_by_file_and_field(tmp_path):
     (tmp_path / "r4" / "run.json").write_text(json.dumps({"profile": {"name": "verl-27b", "model": "m"}}))
     with pytest.raises(ValueError, match=r"r4/run.json: profile.eval missing"):
         run_settings(tmp_path / "r4")
+    # a finish job before the export: it would fine-tune a float32 copy of the base on one node, so it stops first
+    with pytest.raises(FileNotFoundError, match=r"nock/rsr-1/checkpoint/adapter_config.json: missing; the export"):
+        finish(str(tmp_path / "nock"), 1)
+    assert not (tmp_path / "nock" / "rsr-1").exists()
     # verl's file logger rows without their data
     (tmp_path / "v").mkdir()
     (tmp_path / "v" / "metrics.jsonl").write_text(json.dumps({"step": 1, "data": {}}) + "\n" + json.dumps({"step": 2}))
@@ -342,7 +346,7 @@ def test_the_trainer_writes_each_steps_episodes_and_finds_the_newest_critic(tmp_
 def test_the_eval_and_floor_jobs_write_what_the_report_reads(tmp_path, model_dir):
     """The real `evaluate` and `floor` jobs (the kit's environment, its own `run_eval` and `run_floor`, the bundled
     model at the run's evaluation settings, here one val task once) leave eval-base/ and eval-floor/ as the CPU
-    loop does, and the report and the selection read them."""
+    loop does, and the report and the selection read them; the eval job records how it loaded the policy."""
     from rsi_lite.loop.phases import select_on_val
     from rsi_lite.report.write import build, stage_table
     from scale_up.cycle import _first_start
@@ -361,6 +365,11 @@ def test_the_eval_and_floor_jobs_write_what_the_report_reads(tmp_path, model_dir
     assert (run / "eval-base" / "DONE").is_file() and (run / "eval-base" / "trajectories.jsonl").is_file()
     assert doc["checkpoint"] == "base" and doc["k"] == 1 and doc["rollout"]["temperature"] == 0.6
     assert doc["suites"]["val"]["episodes"] == 1
+    # how the job loaded the policy (`scale_up.loading`): here, with no CUDA, the kit's float32 model at the run's
+    # own settings, as before
+    loaded = json.loads((run / "eval-base" / "loading.json").read_text())
+    assert loaded["route"] == "hf" and loaded["dtype"] == "float32" and loaded["generation_backend"] is None
+    assert loaded["batch_size"] == 1 and loaded["memory"] is None
     rep = build(run)
     assert [r["stage"] for r in rep["stages"]] == ["Base"] and rep["stages"][0]["suites"]["val"]["n_tasks"] == 1
     assert rep["floor"]["suites"]["val"]["n_tasks"] == 1 and "| Base |" in stage_table(rep)

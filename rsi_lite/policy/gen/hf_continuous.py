@@ -159,6 +159,12 @@ class ForwardMeter:
         return out
 
 
+def cache_blocks(max_concurrent: int, context_budget: int, page_size: int) -> int:
+    """Pages of the manager's key/value cache: room for every concurrent episode's whole context and one spare
+    context, each with one page more (for prefix blocks). `scale_up.memory` counts a GPU's cache by it."""
+    return (max_concurrent + 1) * (math.ceil(context_budget / page_size) + 1)
+
+
 class ContinuousGenerator:
     """`submit(key, prompt_ids)`, then `poll()` yields `(key, Generation)` as replies finish."""
 
@@ -177,8 +183,7 @@ class ContinuousGenerator:
             max_new_tokens=max_new_tokens, do_sample=sample, eos_token_id=self.stop_ids,
             pad_token_id=tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id,
             **({"temperature": temperature, "top_p": top_p, "top_k": 0} if sample else {}))
-        # room for every concurrent episode's whole context, plus one spare of each for prefix blocks
-        blocks = (max_concurrent + 1) * (math.ceil(context_budget / page_size) + 1)
+        blocks = cache_blocks(max_concurrent, context_budget, page_size)
         cb_cfg = ContinuousBatchingConfig(return_logprobs=True, num_blocks=blocks, page_size=page_size,
                                           max_batch_tokens=max_batch_tokens, seed=seed)
         base = model.get_base_model() if hasattr(model, "get_base_model") else model

@@ -11,18 +11,21 @@ adapter directory the trainer saved last (`save_actor`), passed with every reque
 `LoRARequest` whose integer id changes whenever the directory does, so vLLM loads the new
 weights without a restart. Log-probabilities are asked for after temperature and top-p
 (`logprobs_mode="processed_logprobs"`), which is what `Generation.logprobs` promises; at
-temperature 1 and top-p 1 (PPO's rollouts) both modes agree.
+temperature 1 and top-p 1 (PPO's rollouts) both modes agree. `vllm_policy` builds one for the actor a
+stage starts from ('base' or a saved adapter): scale_up's evaluation and self-rewrite jobs use it on a GPU node
+(`scale_up.loading`).
 
 The `vllm` wheel on PyPI is CUDA-only: nothing here imports it until a `VLLMPolicy` is built.
 The kit's CPU tests check that asking for it without vLLM fails with a clear error, and run
 the rollout engine through `VLLMGenerator` against a stand-in engine with the same surface
-(tests/test_rollout.py); the first GPU run must confirm the request and output fields used
+(tests/rollout/test_engine.py); the first GPU run must confirm the request and output fields used
 below against the installed vLLM version. The request bookkeeping (keys, the stop pattern,
 finish reasons) is shared with `ContinuousGenerator` (`types.Replies`).
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,14 +42,58 @@ def _vllm():
 
 
 def vllm_engine(model: str, *, tensor_parallel: int = 1, max_model_len: int = 32768, max_lora_rank: int = 64,
-                gpu_memory_utilization: float = 0.85, seed: int = 0):
-    """One vLLM engine for a local model directory, LoRA enabled (one adapter at a time: the actor)."""
+                gpu_memory_utilization: float = 0.85, seed: int = 0, dtype: str = "auto"):
+    """One vLLM engine for a local model directory, LoRA enabled (one adapter at a time: the actor). `dtype`:
+    the weights' precision ('auto': the model config's, vLLM's default; 'bfloat16' holds a float32 checkpoint
+    at half its size)."""
     vllm = _vllm()
     args = vllm.EngineArgs(model=str(model), tensor_parallel_size=tensor_parallel, max_model_len=max_model_len,
                            enable_lora=True, max_loras=1, max_lora_rank=max_lora_rank, seed=seed,
                            gpu_memory_utilization=gpu_memory_utilization, logprobs_mode="processed_logprobs",
-                           enable_prefix_caching=True)
+                           enable_prefix_caching=True, dtype=dtype)
     return vllm.LLMEngine.from_engine_args(args)
+
+
+LORA_SLOTS = (8, 16, 32, 64, 128, 256, 512)
+"""Ranks vLLM accepts as `max_lora_rank` (its `LoRAConfig` refuses others; recent versions add a few, these are
+in every version's list)."""
+
+
+def adapter_rank(adapter: str | Path) -> int:
+    """The rank of the saved adapter in directory `adapter` (`r` in its adapter_config.json)."""
+    path = Path(adapter) / "adapter_config.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: missing (a stage's init is 'base' or a saved adapter)")
+    r = json.loads(path.read_text()).get("r")
+    if not isinstance(r, int) or isinstance(r, bool) or r < 1:
+        raise ValueError(f"{path}: field 'r' is {r!r}, expected the adapter's rank (a positive integer)")
+    return r
+
+
+def lora_slot(adapter: str | Path | None) -> int:
+    """The `max_lora_rank` that serves the saved adapter in directory `adapter` (None: no adapter): the smallest of
+    `LORA_SLOTS` at least its rank; vLLM reserves that rank for the adapter on the GPU."""
+    r = adapter_rank(adapter) if adapter else 1
+    for slot in LORA_SLOTS:
+        if r <= slot:
+            return slot
+    raise ValueError(f"{Path(adapter) / 'adapter_config.json'}: rank {r} is above the largest vLLM serves "
+                     f"({LORA_SLOTS[-1]})")
+
+
+def vllm_policy(init: str, model: str, *, max_model_len: int, gpu_memory_utilization: float = 0.85,
+                dtype: str = "bfloat16", seed: int = 0) -> "VLLMPolicy":
+    """The actor a stage starts from (`init`: 'base', or a saved adapter directory, as `policy.actor.load_actor`
+    takes it) served by one vLLM engine on this GPU: the base model's weights in `dtype`, the adapter as a
+    `LoRARequest`. Generation only: nothing here trains (a stage that fine-tunes loads `load_actor`)."""
+    from ..model import policy_tokenizer, resolve_model
+
+    path = resolve_model(model)
+    adapter = None if init == "base" else str(init)
+    rank = lora_slot(adapter)
+    engine = vllm_engine(path, max_model_len=max_model_len, max_lora_rank=rank,
+                         gpu_memory_utilization=gpu_memory_utilization, seed=seed, dtype=dtype)
+    return VLLMPolicy(tokenizer=policy_tokenizer(path), engine=engine, adapter=adapter)
 
 
 @dataclass

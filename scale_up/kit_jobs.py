@@ -1,0 +1,96 @@
+"""The cycle's jobs that run in the kit's environment (`python -m scale_up.cycle rewrite|finish|evaluate|floor`,
+on the node where the driver runs): the kit's own stages and evaluation on the run's files. `rewrite` and
+`evaluate` generate only, and load the policy so that a 27B model fits one GPU (`scale_up.loading`: served by
+vLLM where it imports, else held in bf16); `finish` and `floor` load no model.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rsi_lite.records import read_json, write_json_atomic
+from rsi_lite.rundir import StageDir, rsr_dir
+
+
+def _loading(d: Path, how) -> None:
+    """loading.json beside an unfinished job's files: how it loaded the policy and the memory that was estimated."""
+    if not StageDir(d).done:
+        write_json_atomic(Path(d) / "loading.json", how.record())
+
+
+def rewrite(run: str, cycle: int, init: str, model: str) -> None:
+    """RSR-N up to its dataset, with the `gpu` profile's self-rewrite settings (the kit's environment): generation
+    only, so on a GPU the policy is served by vLLM or held in bf16 (`scale_up.loading`), and the stage's config
+    records the precision, the backend and the episodes at once it ran with."""
+    from rsi_lite.loop.profiles import profile
+    from rsi_lite.rsr.stage import run_rsr
+    from rsi_lite.tasks.suites import ensure_pool
+
+    from .loading import plan_job
+
+    cfg = profile("gpu").rsr
+    cfg.init, cfg.model, cfg.pool = init, model, str(ensure_pool(Path(run), profile("gpu").pool_size))
+    how = plan_job("rewrite", init, model, cfg.rollout)
+    cfg.dtype, cfg.rollout = how.loading.dtype, how.rollout
+    _loading(rsr_dir(run, cycle).path, how)
+    run_rsr(Path(run), cycle, cfg, until="dataset", load=how.load)
+
+
+def finish(run: str, cycle: int) -> None:
+    """RSR-N's last step: the kit's stage finds the exported checkpoint and writes the funnel and DONE. It loads no
+    model: without the checkpoint the stage would fine-tune a float32 copy of the base on this one node, so that is
+    refused, naming the file the export job writes."""
+    from rsi_lite.rsr.stage import run_rsr
+
+    stage = rsr_dir(run, cycle)
+    if not stage.done and not (stage / "checkpoint" / "adapter_config.json").is_file():
+        raise FileNotFoundError(f"{stage / 'checkpoint' / 'adapter_config.json'}: missing; the export job writes it "
+                                "from verl's SFT run (the finish job trains nothing)")
+    run_rsr(Path(run), cycle)
+
+
+def run_settings(run: str | Path):
+    """(EvalConfig, model) of a run, from its run.json (fixed at the first start); a missing field is an error
+    naming the file and the field."""
+    from rsi_lite.loop.profiles import EvalConfig
+
+    path = Path(run) / "run.json"
+    prof = read_json(path).get("profile", {})
+    for f in ("eval", "model"):
+        if f not in prof:
+            raise ValueError(f"{path}: profile.{f} missing (run.json of a cycle is written by scale_up.cycle's "
+                             "first start)")
+    try:
+        return EvalConfig.from_dict(prof["eval"]), prof["model"]
+    except TypeError as e:
+        raise ValueError(f"{path}: profile.eval: {e}") from None
+
+
+def evaluate(run: str, label: str, checkpoint: str) -> dict:
+    """A phase's evaluation (the kit's environment): the CPU loop's own `run_eval` into eval-<stage>/ with the
+    run's settings: results.json, trajectories.jsonl, results.html, DONE. Generation only: on a GPU the policy is
+    served by vLLM or held in bf16 (`scale_up.loading`; loading.json says which)."""
+    from rsi_lite.loop.phases import eval_dir, run_eval
+
+    from .loading import plan_job
+
+    ev, model = run_settings(run)
+    d = eval_dir(Path(run), label)
+    if StageDir(d).done:
+        return run_eval(d, checkpoint, ev, model)
+    how = plan_job("eval", checkpoint, model, ev.rollout)
+    ev.rollout = how.rollout
+    _loading(d, how)
+    return run_eval(d, checkpoint, ev, model, load=how.load)
+
+
+def floor(run: str) -> None:
+    """The floor row (the kit's environment): `run_floor` into eval-floor/. As in the CPU loop it is a measurement
+    beside the run, so a failure is reported and the cycle goes on (the report then leaves the row out)."""
+    from rsi_lite.loop.phases import run_floor
+
+    ev, _ = run_settings(run)
+    try:
+        run_floor(Path(run) / "eval-floor", ev)
+    except Exception as e:  # noqa: BLE001 -- as Loop.floor: never a reason to stop the run
+        print(f"[floor] not measured: {type(e).__name__}: {e}", flush=True)
