@@ -156,14 +156,19 @@ def main(argv: list[str] | None = None) -> None:
             print(f"{b}/transformers = {rates[f'engine[{b}]'] / rates['engine']:.2f}")
 
 
-def _refresh_cost(pol, compute_type: str) -> None:
-    """Change the actor's adapter (as a PPO step does) and time serving the new weights."""
-    from ..policy.gen import ct2_weights
-
+def _change_adapter(pol) -> None:
+    """Move every LoRA B matrix of the actor in place, as a PPO step's optimizer does."""
     with torch.no_grad():
         for name, p in pol.model.named_parameters():
             if "lora_B" in name:
                 p.add_(1e-3)
+
+
+def _refresh_cost(pol, compute_type: str) -> None:
+    """Change the actor's adapter (as a PPO step does) and time serving the new weights."""
+    from ..policy.gen import ct2_weights
+
+    _change_adapter(pol)
     t0 = time.perf_counter()
     ct2_weights.served_model(pol, compute_type=compute_type)
     st = ct2_weights.stats()
@@ -176,10 +181,7 @@ def _native_refresh_cost(pol) -> None:
     weights when its next generator opens: the weight refresh, paid once a rollout after a step."""
     from ..policy.gen.native_engine import NativeGenerator
 
-    with torch.no_grad():
-        for name, p in pol.model.named_parameters():
-            if "lora_B" in name:
-                p.add_(1e-3)
+    _change_adapter(pol)
     with NativeGenerator(pol.model, pol.tokenizer, max_new_tokens=1) as gen:
         print(f"refresh    new actor weights served by the native engine in {gen.stats['pack_s']:.2f} s "
               "(the adapters merged into the packed weights)")
