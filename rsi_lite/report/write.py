@@ -109,12 +109,18 @@ def seed_report(run: Path, d: Path) -> dict:
             "room": refinement_room(run, d, selection)}
 
 
+def stage_trajectories(d: Path) -> list:
+    """An RPR stage's training episodes: every step's `trajectories.jsonl`, oldest first (warm-up and calibration
+    included)."""
+    from ..rollout.trajectory import read_trajectories
+
+    return [t for f in StageDir(d).trajectory_files() for t in read_trajectories(f)]
+
+
 def failure_shares(d: Path) -> dict:
     """Failures' share of all FDR and all SPR reward over an RPR stage's training episodes (the paper's audit:
     50.09% under FDR, 28.72% under SPR)."""
-    from ..rollout.trajectory import read_trajectories
-
-    trajs = [t for f in StageDir(d).trajectory_files() for t in read_trajectories(f)]
+    trajs = stage_trajectories(d)
     out = {"episodes": len(trajs), "failures": sum(not t.verifier.get("strict") for t in trajs)}
     for kind in ("fdr", "spr"):
         total = sum(t.rewards.get(kind, 0.0) for t in trajs)

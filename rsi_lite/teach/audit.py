@@ -51,13 +51,10 @@ to end on a clean clone (issue 25)". How many failures reached 1.0 is not in the
 def stage_episodes(stage: Path) -> list:
     """The training episodes of an RPR stage directory (`DIR/rpr-N`): every step's `trajectories.jsonl`, oldest
     first, the warm-up's and calibration's included, as `rsi-lite report` reads them. [] when there are none."""
-    from ..rollout.trajectory import read_trajectories
-    from ..rundir import StageDir
+    from ..report.write import stage_trajectories
 
     stage = Path(stage)
-    if not stage.is_dir():
-        return []
-    return [t for f in StageDir(stage).trajectory_files() for t in read_trajectories(f)]
+    return stage_trajectories(stage) if stage.is_dir() else []
 
 
 def episodes_audit(trajs: list, source: str) -> ShareRow:
