@@ -31,6 +31,9 @@ class EvalConfig:
     sometimes, not always: what PPO trains on), evaluated before and after the phase, `core`'s k runs each
     (`rpr.batches.write_heldout`): whether refinement learned something that carries to new instances, where the
     whole suites have little room for it. 0: not measured."""
+    heldout_min_episodes: int = 0
+    """More instances of each kind than `heldout_per_kind` where fewer would give a measurement under this many
+    episodes (`rpr.batches.heldout_per_kind`): a 10-point gain needs a few hundred to be told from noise."""
     rollout: RolloutConfig = field(default_factory=lambda: RolloutConfig(
         harness="plain", temperature=0.6, max_turns=3, max_new_tokens=64))
     """The target harness at the paper's evaluation temperature (the continuous engine: every suite's episodes
@@ -105,12 +108,15 @@ def profile(name: str) -> Profile:
     if name == "cpu":
         # the mini replication: the committed recipes whose stages were measured one by one (docs/experiments.md):
         # the self-rewrite of configs/rsr-core.json (its gain on core: docs/experiments.md) and the refinement of
-        # configs/rpr-core-kinds-turn.json, on one pool of RSR's size; all of core and val, 3 runs each, and 9
-        # tasks of every other suite, evenly spaced (one of each family)
+        # configs/rpr-core-ppo-turn.json (the `ppo-turn` method of configs/learns.json, the one `python -m
+        # rsi_lite.bench.learns` measured learning with a critic), on one pool of RSR's size; all of core and val,
+        # 3 runs each, and 9 tasks of every other suite, evenly spaced (one of each family); each RPR phase's
+        # held-out kinds on at least 210 episodes
         rsr = RSRConfig.from_dict(recipe("rsr-core.json"))
-        rpr = RPRConfig.from_dict({**recipe("rpr-core-kinds-turn.json"), "pool_size": rsr.pool_size})
+        rpr = RPRConfig.from_dict({**recipe("rpr-core-ppo-turn.json"), "pool_size": rsr.pool_size})
         return Profile(name, rsr.pool_size, rsr, rpr, rpr.actor_lr / 5,
-                       EvalConfig(k=3, limit={"core": None, "val": None, "*": 9}, heldout_per_kind=10))
+                       EvalConfig(k=3, limit={"core": None, "val": None, "*": 9}, heldout_per_kind=10,
+                                  heldout_min_episodes=210))
     if name == "gpu":
         import os
 

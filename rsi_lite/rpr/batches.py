@@ -204,17 +204,27 @@ def first_frontier_kinds(d: Path, tasks: list) -> list[str]:
     return sorted(solved_sometimes(first["by_kind"]))
 
 
-def write_heldout(stage: Path, out: Path, per_kind: int) -> dict[str, str]:
-    """Fresh instances of the kinds the first probe of the RPR stage in `stage` found learnable, `per_kind` of each,
-    written to `out` by `write_kind_suite`; returns {task name: kind}, empty (and nothing written) when no kind
-    was learnable. Measures whether what PPO learned on a kind carries to instances it never trained on."""
+def write_heldout(stage: Path, out: Path, per_kind: int, min_episodes: int = 0, runs: int = 1) -> dict[str, str]:
+    """Fresh instances of the kinds the first probe of the RPR stage in `stage` found learnable, `per_kind` of each
+    or more where `min_episodes` needs them (each task evaluated `runs` times: at least `min_episodes` episodes in
+    all, `heldout_per_kind`), written to `out` by `write_kind_suite`; returns {task name: kind}, empty (and nothing
+    written) when no kind was learnable. Measures whether what PPO learned on a kind carries to instances it never
+    trained on."""
     from ..tasks.suites import pool_tasks
     from .config import RPRConfig
 
     stage = Path(stage)
     cfg = RPRConfig.from_dict(read_json(stage / "config.json"))
     kinds = first_frontier_kinds(stage, pool_tasks(stage.parent, cfg))
-    return write_kind_suite(kinds, out, per_kind, {"stage": str(stage)}) if kinds else {}
+    if not kinds:
+        return {}
+    return write_kind_suite(kinds, out, heldout_per_kind(per_kind, min_episodes, len(kinds), runs), {"stage": str(stage)})
+
+
+def heldout_per_kind(per_kind: int, min_episodes: int, kinds: int, runs: int) -> int:
+    """Instances of each of `kinds` kinds: `per_kind`, or as many more as `min_episodes` episodes need when every
+    task is run `runs` times (a held-out measurement sized to the gain it must tell: 200 episodes for 10 points)."""
+    return max(per_kind, -(-min_episodes // max(1, kinds * runs)))
 
 
 def write_kind_suite(kinds: list[str], out: Path, per_kind: int, meta: dict | None = None) -> dict[str, str]:

@@ -281,16 +281,18 @@ def test_killed_mid_stage_and_resumed(tmp_path, bwrap_ok, small_random_model):
 
 def test_each_rpr_phase_is_measured_on_held_out_instances_of_its_learnable_kinds(tmp_path, fake_stages, monkeypatch):
     from rsi_lite.rollout.trajectory import Trajectory, write_trajectories
+    from rsi_lite.rpr.batches import heldout_per_kind
 
     calls, val_of = fake_stages
     val_of.update({"rsr-1": 0.2, "rpr-1": 0.3, "rsr-2": 0.4, "rpr-2": 0.5})
     copy = "file_ops/easy: Copy the file X to"
 
-    def fake_write_heldout(stage, out, per_kind):  # RPR-1's first probe found one kind learnable, RPR-2's none
+    def fake_write_heldout(stage, out, per_kind, least, runs):  # RPR-1's first probe found one kind learnable, RPR-2's none
         if stage.name == "rpr-2":
             return {}
         out.mkdir(parents=True)
-        return {f"heldout-{i}": copy for i in range(per_kind)}
+        assert (least, runs) == (7, 3)  # the profile's floor, core's k
+        return {f"heldout-{i}": copy for i in range(heldout_per_kind(per_kind, least, 1, runs))}
 
     def traj(task, seed, strict):
         return Trajectory(task=task, task_path="", suite="heldout", family="file_ops", difficulty="easy",
@@ -306,7 +308,7 @@ def test_each_rpr_phase_is_measured_on_held_out_instances_of_its_learnable_kinds
             return fake_eval(d, checkpoint, cfg, model, progress)
         d.mkdir(parents=True)
         solved = int(checkpoint.endswith("rpr-1/actor"))  # RSR-1 solves none of them, RPR-1 all of them
-        trajs = [traj(f"heldout-{i}", s, solved) for s in range(cfg.k) for i in range(2)]
+        trajs = [traj(f"heldout-{i}", s, solved) for s in range(cfg.k) for i in range(3)]
         write_trajectories(trajs, d / "trajectories.jsonl")
         from rsi_lite.eval.evaluate import summarize
 
@@ -318,7 +320,7 @@ def test_each_rpr_phase_is_measured_on_held_out_instances_of_its_learnable_kinds
     monkeypatch.setattr("rsi_lite.rpr.batches.write_heldout", fake_write_heldout)
     monkeypatch.setattr(loop, "run_eval", eval_or_heldout)
     p = profile("tiny")
-    p.eval.heldout_per_kind = 2
+    p.eval.heldout_per_kind, p.eval.heldout_min_episodes = 2, 7  # 7 episodes of one kind at k=3: 3 tasks
     start(tmp_path / "r", "tiny", p=p, log=lambda *_: None)
     held = [c for c in calls if c[0] == "heldout"]
     assert [c[1] for c in held] == ["heldout-rpr-1/eval-rsr-1", "heldout-rpr-1/eval-rpr-1"]  # none for RPR-2
@@ -328,12 +330,12 @@ def test_each_rpr_phase_is_measured_on_held_out_instances_of_its_learnable_kinds
     assert order.index("heldout-rpr-1/eval-rpr-1") < order.index("eval-rpr-1")
     rep = build(tmp_path / "r")
     rows = rep["heldout"][0]["RPR-1"]["rows"]
-    assert [(r["stage"], r["success"], r["by_kind"]) for r in rows] == [("RSR-1", 0.0, {copy: [0, 6]}),
-                                                                       ("RPR-1", 1.0, {copy: [6, 6]})]
+    assert [(r["stage"], r["success"], r["by_kind"]) for r in rows] == [("RSR-1", 0.0, {copy: [0, 9]}),
+                                                                       ("RPR-1", 1.0, {copy: [9, 9]})]
     write_report(tmp_path / "r")
     md = (tmp_path / "r" / "report.md").read_text()
-    assert "## RPR-1 on held-out kinds" in md and "| RPR-1 | 100.00 (6/6) | 100.0, 100.0, 100.0 | 6/6 |" in md
-    assert "| PPO learns where it has something to learn (RPR-1 over RSR-1 on 2 held-out instances" in md
-    assert "+100.0 points, 95% interval [+100.0, +100.0] (paired bootstrap over 2 tasks)" in md  # every task gained
+    assert "## RPR-1 on held-out kinds" in md and "| RPR-1 | 100.00 (9/9) | 100.0, 100.0, 100.0 | 9/9 |" in md
+    assert "| PPO learns where it has something to learn (RPR-1 over RSR-1 on 3 held-out instances" in md
+    assert "+100.0 points, 95% interval [+100.0, +100.0] (paired bootstrap over 3 tasks)" in md  # every task gained
     assert "## What refinement did in this run" in md
     assert "heldout RPR-1: RSR-1" in json.loads((tmp_path / "r" / "cost.json").read_text())

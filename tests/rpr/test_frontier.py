@@ -252,6 +252,10 @@ def test_heldout_tasks_are_written_for_the_kinds_the_first_probe_found_learnable
     assert not {t.name for t in tasks} & {t.name for t in find_tasks(tmp_path / "pool")}
     meta = json.loads((tmp_path / "heldout" / "kinds.json").read_text())
     assert meta["tasks"] == made and meta["kinds"] == [copy, text] and meta["per_kind"] == 2
+    # 25 episodes of 2 kinds, each task run 3 times: 5 instances of each (30 episodes), not 2 (12)
+    more = write_heldout(stage, tmp_path / "more", 2, min_episodes=25, runs=3)
+    assert sorted(more.values()) == [copy] * 5 + [text] * 5
+    assert json.loads((tmp_path / "more" / "kinds.json").read_text())["per_kind"] == 5
 
 
 def test_the_warmup_split_is_the_uniform_rules_warmup_then_training_batches(tmp_path):
