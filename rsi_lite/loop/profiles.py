@@ -94,11 +94,18 @@ def profile(name: str) -> Profile:
             rsr.pool_size, rsr.pool_families, rsr.discovery_harnesses = 6, ["file_ops", "text_processing"], ["exemplar"]
             rsr.resolves_per_runbook, rsr.max_examples_per_task, rsr.sft.epochs = 1, 4, 1
             rsr.rollout = RolloutConfig(max_turns=2, max_new_tokens=48, temperature=0.3)
-        # PPO on the same curriculum, batches drawn from the tasks the actor solves sometimes (`frontier`)
-        rpr = RPRConfig(warmup_tasks=2 if s else 4, warmup_epochs=2, calibration_steps=1, steps=1 if s else 2,
-                        batch_tasks=2 if s else 4, minibatch=2, rollout=short, pool_difficulty=rsr.pool_difficulty,
-                        pool_families=rsr.pool_families, probe_samples=1, probe_tasks=2 if s else 4,
-                        accumulate=0, ppo_epochs=2)
+        # PPO on the same curriculum. smoke: batches drawn from the tasks the actor solves sometimes (`frontier`).
+        # tiny: configs/rpr-core-ppo-turn.json's method at a small budget: the kinds the first probe finds
+        # learnable, per-turn values, and those kinds probed on 16 episodes each before and after the steps
+        if s:
+            rpr = RPRConfig(warmup_tasks=2, warmup_epochs=2, calibration_steps=1, steps=1, batch_tasks=2, minibatch=2,
+                            rollout=short, pool_difficulty=rsr.pool_difficulty, pool_families=rsr.pool_families,
+                            probe_samples=1, probe_tasks=2, accumulate=0, ppo_epochs=2)
+        else:
+            rpr = RPRConfig(warmup_tasks=4, warmup_epochs=2, calibration_steps=1, steps=4, batch_tasks=6, minibatch=3,
+                            rollout=short, pool_difficulty=rsr.pool_difficulty, pool_families=rsr.pool_families,
+                            batch_rule="kinds", explore=0.0, value_at="turn", gradient_checkpointing=False,
+                            probe_samples=2, probe_tasks=12, probe_kind_episodes=16, accumulate=0, ppo_epochs=2)
         # 15 of core's 45 tasks three times each (one run of 15 tasks moves by more than the gain the
         # self-rewrite should show: docs/experiments.md), 9 of val's 27 once (evenly spaced: every family); one
         # of each other suite keeps its column (at 135M they read 0, and two tasks would tell no more)

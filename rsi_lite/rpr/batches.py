@@ -62,11 +62,34 @@ def probe_points(cfg: "RPRConfig") -> list[int]:
     return sorted({0, *every, len(plan)})
 
 
-def probe_jobs(cfg: "RPRConfig", tasks: list) -> list[tuple]:
-    """Up to `probe_tasks` pool tasks, evenly spaced through the pool, `probe_samples` episodes each."""
+def probe_jobs(cfg: "RPRConfig", tasks: list, learnable: list[str] = ()) -> list[tuple]:
+    """Up to `probe_tasks` pool tasks, evenly spaced through the pool, `probe_samples` episodes each; then the
+    episodes that bring each of the `learnable` kinds to `probe_kind_episodes` (`kind_topup`)."""
     n = min(len(tasks), cfg.probe_tasks)
     chosen = [tasks[round(i * len(tasks) / n)] for i in range(n)] if n else []
-    return [(t, PROBE_SEED + s) for s in range(cfg.probe_samples) for t in chosen]
+    return [(t, PROBE_SEED + s) for s in range(cfg.probe_samples) for t in chosen] + kind_topup(cfg, chosen, learnable)
+
+
+def kind_topup(cfg: "RPRConfig", chosen: list, learnable: list[str]) -> list[tuple]:
+    """More episodes of the probe tasks of each `learnable` kind, with the seeds after `probe_samples`', until the
+    kind has at least `cfg.probe_kind_episodes` (its tasks take turns, so none has more than one episode more than
+    another)."""
+    if not learnable:
+        return []
+    kinds = kind_map(chosen)
+    out = []
+    for kind in sorted(learnable):
+        of = [t for t in chosen if kinds[t.name] == kind]
+        if not of:
+            continue
+        per_task = -(-cfg.probe_kind_episodes // len(of))  # every task the same count: the rounds of seeds below
+        out += [(t, PROBE_SEED + s) for s in range(cfg.probe_samples, per_task) for t in of]
+    return out
+
+
+def probe_kinds(trajs: list[Trajectory], kinds: dict[str, str]) -> list[str]:
+    """The kinds a probe's episodes found learnable (solved in some, not all), sorted."""
+    return sorted(solved_sometimes(probe_row(trajs, 0, kinds)["by_kind"]))
 
 
 def history(d: Path, before: int) -> list[tuple[str, int]]:

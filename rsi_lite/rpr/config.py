@@ -59,6 +59,11 @@ class RPRConfig:
     """Joint steps between probes (0: only before the first step and after the last)."""
     probe_tasks: int = 64
     """At most this many pool tasks are probed, evenly spaced through the pool."""
+    probe_kind_episodes: int = 0
+    """The kinds the first probe finds learnable (solved in some episodes, not all: what the kind rule trains on)
+    get more episodes of their probe tasks, new seeds, until each kind has at least this many, in that probe and
+    in every later one (the same episodes each time, `rpr.batches.kind_topup`): the kinds PPO trains on measured
+    on enough episodes to show them rise, at the price of those kinds alone. 0: no more than `probe_samples`."""
     warmup_tasks: int = 16
     """Tasks of the critic warm-up (from the pool: the kit's swr suite is an evaluation suite, never trained on)."""
     warmup_epochs: int = 2

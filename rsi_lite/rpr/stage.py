@@ -43,6 +43,7 @@ from .batches import (
     kind_map,
     probe_curves,
     probe_jobs,
+    probe_kinds,
     probe_points,
     probe_row,
     schedule,
@@ -198,6 +199,25 @@ def update_step(policy, optims: dict, cfg: RPRConfig, d: Path, k: int) -> dict:
     return row
 
 
+def probe_episodes(cfg: RPRConfig, tasks: list, kinds: dict[str, str], episodes, first: dict | None = None
+                   ) -> tuple[list[Trajectory], list[str] | None]:
+    """A probe's episodes, run by `episodes(jobs)`, and the kinds topped up to `cfg.probe_kind_episodes` (None when
+    the stage tops up none: the kind rule with `probe_kind_episodes` only). The first probe (`first` None) finds the
+    learnable kinds in a pass over the probe tasks, then runs their extra episodes in a second; a later probe runs
+    the first one's jobs, the same kinds topped up (`first["learnable_kinds"]`), in one pass."""
+    topped = cfg.probe_kind_episodes > 0 and cfg.batch_rule == "kinds"
+    if first is not None:
+        learnable = first.get("learnable_kinds", []) if topped else None
+        return episodes(probe_jobs(cfg, tasks, learnable or [])), learnable
+    jobs = probe_jobs(cfg, tasks)
+    trajs = episodes(jobs)
+    if not topped:
+        return trajs, None
+    learnable = probe_kinds(trajs, kinds)
+    more = probe_jobs(cfg, tasks, learnable)[len(jobs):]
+    return trajs + (episodes(more) if more else []), learnable
+
+
 def load_optimizers(optims: dict, step: Path, rank: int, world: int) -> None:
     """The optimizer states a finished step saved for this rank (a stage continues with as many ranks)."""
     import torch
@@ -264,9 +284,15 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
             continue
         if not is_step:
             t0 = time.monotonic()
-            trajs = run_episodes(actor(), probe_jobs(cfg, tasks), step_rollout(cfg, PROBE_SEED, probe=True),
-                                 policy_name=f"rpr-{cycle}:probe-{k}", reward_divisors=divisors, progress=progress)
-            row = {**probe_row(trajs, k, kinds), "rollout_s": round(time.monotonic() - t0, 1)}
+
+            def episodes(jobs):
+                return run_episodes(actor(), jobs, step_rollout(cfg, PROBE_SEED, probe=True),
+                                    policy_name=f"rpr-{cycle}:probe-{k}", reward_divisors=divisors, progress=progress)
+
+            first = stage.probe(0).read("metrics.json") if k else None
+            trajs, learnable = probe_episodes(cfg, tasks, kinds, episodes, first)
+            row = {**probe_row(trajs, k, kinds), "rollout_s": round(time.monotonic() - t0, 1),
+                   **({"learnable_kinds": learnable} if learnable is not None else {})}
             with atomic_dir(part.path) as tmp:  # a killed probe leaves nothing behind: it runs again whole
                 write_trajectories(trajs, tmp / "trajectories.jsonl")
                 StageDir(tmp).write("metrics.json", row)

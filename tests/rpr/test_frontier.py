@@ -194,6 +194,41 @@ def test_the_kind_rule_holds_the_probe_tasks_out_of_its_batches(tmp_path):
     assert c["first_frontier_kinds_success"][0] == c["first_frontier_kinds_success"][1] and json.dumps(c)
 
 
+def test_the_learnable_kinds_of_the_first_probe_are_topped_up_in_it_and_in_every_later_probe():
+    """probe_kind_episodes: the first probe's kinds solved sometimes get more episodes of their probe tasks (new
+    seeds), in a second pass of that probe and in one pass of each later one; the other kinds keep probe_samples."""
+    from rsi_lite.rpr.stage import probe_episodes
+
+    tasks = [SimpleNamespace(name=n, family="f", difficulty="easy",
+                             instruction=f"Do {n[0]} with /app/{n}.txt") for n in sorted(KINDS)]
+    kinds = kind_map(tasks)
+    cfg = RPRConfig(batch_rule="kinds", probe_samples=1, probe_tasks=7, probe_kind_episodes=5)
+    passes = []
+
+    def episodes(jobs):  # kind A solved by its first task only (sometimes: learnable), B always, C and D never
+        passes.append(jobs)
+        trajs = fake_trajectories(len(jobs))
+        for t, (task, seed) in zip(trajs, jobs):
+            t.task, t.seed, t.verifier = task.name, seed, {"strict": int(task.name in ("a0", "b0", "b3"))}
+        return trajs
+
+    trajs, learnable = probe_episodes(cfg, tasks, kinds, episodes)
+    first = [t.name for t, _ in passes[0]]
+    assert learnable == ["f/easy: Do a with X"] and len(passes) == 2 and len(first) == 7
+    a_tasks = [n for n in first if n.startswith("a")]
+    assert len(a_tasks) == 2 and {t.name for t, _ in passes[1]} == set(a_tasks)  # only kind A's probe tasks
+    row = probe_row(trajs, 0, kinds)
+    assert row["by_kind"]["f/easy: Do a with X"][1] == 6  # 2 tasks x 3 seeds: at least 5, the tasks even
+    assert row["by_kind"]["f/easy: Do b with X"][1] == sum(n.startswith("b") for n in first)  # one seed each
+    assert len({(t.task, t.seed) for t in trajs}) == len(trajs)  # no episode twice
+    # a later probe: the same jobs in one pass
+    later, again = probe_episodes(cfg, tasks, kinds, episodes, {"learnable_kinds": learnable})
+    assert again == learnable and passes[2] == passes[0] + passes[1]
+    # without the setting (or under another batch rule) nothing is topped up
+    plain = RPRConfig(batch_rule="frontier", probe_samples=1, probe_tasks=7, probe_kind_episodes=5)
+    assert probe_episodes(plain, tasks, kinds, episodes)[1] is None and passes[-1] == passes[0]
+
+
 def test_the_report_shows_each_kinds_success_at_every_probe():
     from rsi_lite.report.write import CURVE_KEYS, ppo_table
 
