@@ -73,3 +73,19 @@ def test_the_pause_watch_counts_a_stopped_process_and_not_a_busy_one():
     GIL, but used its CPU all along: nothing."""
     assert 1.7 <= _child("sleep", stop_s=2.0) <= 2.4
     assert _child("busy") == 0.0
+
+
+def test_a_compiled_engines_weight_refresh_is_the_stages_model_serve():
+    """The native engine's repack of new actor weights (`stats['pack_s']`, at the generator's open, before the
+    rollout's clock starts) lands in `model/serve`, a wall phase, not in `other`."""
+    from types import SimpleNamespace
+
+    from rsi_lite.rollout.engine import _account
+    from rsi_lite.timing import CLOCK
+
+    before = CLOCK.raw()
+    gen = SimpleNamespace(forward_stats=lambda: {"forward_s": 1.0, "decode_tokens": 8, "pack_s": 0.5})
+    _account({"generating": 2.0, "waiting": 0.5}, None, gen, [])
+    snap = CLOCK.snapshot(wall=3.5, since=before)
+    assert snap["model/serve"] == 0.5 and snap["rollout/forward"] == 1.0
+    assert snap["other"] == 0.5  # 3.5 - (2.0 generating + 0.5 waiting + 0.5 serving)

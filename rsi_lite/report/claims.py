@@ -129,14 +129,23 @@ def refinement_sentences(rep: dict) -> list[str]:
             continue
         incoming = _retained(rep, f"RSR-{cyc}", f"RSR-{cyc}")
         parts, probes = [], first_seed[name].get("probes") or []
-        probe_rose = None
+        probe_rose, nothing = None, False
         if len(probes) >= 2 and "by_kind" in probes[0]:
             front = [k for k, (w, n) in probes[0]["by_kind"].items() if 0 < w < n]
             a = [sum(p["by_kind"].get(k, [0, 0])[i] for k in front) for p in (probes[0], probes[-1]) for i in (0, 1)]
             if front and a[1] and a[3]:
-                probe_rose = a[2] / a[3] > a[0] / a[1]
-                parts.append(f"on the {len(front)} kinds its first probe found learnable its probes went "
-                             f"{a[0]}/{a[1]} -> {a[2]}/{a[3]} over its steps")
+                p1, p2 = a[0] / a[1], a[2] / a[3]  # the same tasks and seeds in both probes; judged as the yields
+                se = (p1 * (1 - p1) / a[1] + p2 * (1 - p2) / a[3]) ** 0.5
+                probe_rose = p2 - p1 > 2 * se
+                kinds = f"{len(front)} kind" + "s" * (len(front) > 1)
+                parts.append(f"on the {kinds} its first probe found learnable its probes went {a[0]}/{a[1]} -> "
+                             f"{a[2]}/{a[3]} over its steps ({100 * (p2 - p1):+.1f} points, standard error "
+                             f"{100 * se:.1f}: {'beyond' if probe_rose else 'within'} two standard errors)")
+            elif not front:  # every probed kind solved always or never: no success beside a failure to learn from
+                always = sum(w == n > 0 for w, n in probes[0]["by_kind"].values())
+                nothing = True
+                parts.append(f"its first probe found no kind learnable ({always} of {len(probes[0]['by_kind'])} "
+                             "probed kinds always solved, the rest never)")
         g = _gain(rep, incoming, phase)
         if g is not None:
             where = ("above" if g[0] > g[1] else "below" if g[0] < -g[1] else "inside")
@@ -155,6 +164,9 @@ def refinement_sentences(rep: dict) -> list[str]:
                 verdict += " without making the agent worse on `core` beyond the spread"
         elif learned is False or probe_rose is False:
             verdict = "no learning is shown: the gains are inside their spread or interval"
+        elif nothing:
+            verdict = ("PPO had nothing to learn here: its gradient needs kinds the actor solves sometimes, and the "
+                       "checkpoint it started from offered none")
         else:
             verdict = "this run cannot tell whether refinement helped"
         if parts:

@@ -303,7 +303,7 @@ def _account(clock: dict, meter, gen, trajs) -> None:
     stats = meter.summary() if hasattr(meter, "summary") else getattr(gen, "forward_stats", dict)()
     for key, name in (("forward_s", "rollout/forward"), ("prefill_tokens", "rollout/prefill_tokens"),
                       ("decode_tokens", "rollout/decode_tokens"), ("forwards", "rollout/forwards"),
-                      ("decode_forwards", "rollout/decode_forwards")):
+                      ("decode_forwards", "rollout/decode_forwards"), ("pack_s", "model/serve")):
         if key in stats:
             CLOCK.add(name, stats[key])
     for t in trajs:

@@ -59,7 +59,9 @@ def test_the_refinement_sentence_reads_its_verdict_from_the_figures():
                curves={"0": {"rpr-1": {"probes": [{"by_kind": {"A": [8, 16], "B": [0, 16]}},
                                                   {"by_kind": {"A": [14, 16], "B": [0, 16]}}]}}})
     (s,) = refinement_sentences(rep)
-    assert "8/16 -> 14/16" in s and "inside the run-to-run spread" in s
+    assert ("the 1 kind its first probe found learnable its probes went 8/16 -> 14/16 over its steps (+37.5 points, "
+            "standard error 15.0: beyond two standard errors)") in s
+    assert "inside the run-to-run spread" in s
     assert s.endswith("refinement learned on the kinds it trained on, on fresh instances, without making the agent "
                       "worse on `core` beyond the spread.")
     rep["stages"] = _stages([0.40, 0.41, 0.40], [0.20, 0.21, 0.20])
@@ -68,4 +70,18 @@ def test_the_refinement_sentence_reads_its_verdict_from_the_figures():
     rep["stages"] = _stages([0.30, 0.32, 0.28], [0.31, 0.33, 0.30])
     rep["heldout"]["0"]["RPR-1"]["rows"][1]["by_task"] = {n: [1, 3] for n in names}
     (s,) = refinement_sentences(rep)
+    assert s.endswith("no learning is shown: the gains are inside their spread or interval.")
+    # the first probe found no kind learnable (each always or never solved): nothing to learn, said so
+    del rep["heldout"]
+    rep["curves"]["0"]["rpr-1"]["probes"] = [{"by_kind": {"A": [16, 16], "B": [0, 16]}},
+                                             {"by_kind": {"A": [16, 16], "B": [0, 16]}}]
+    (s,) = refinement_sentences(rep)
+    assert "its first probe found no kind learnable (1 of 2 probed kinds always solved, the rest never)" in s
+    assert s.endswith("PPO had nothing to learn here: its gradient needs kinds the actor solves sometimes, and the "
+                      "checkpoint it started from offered none.")
+    # a rise of the probes within two standard errors is no learning
+    rep["curves"]["0"]["rpr-1"]["probes"] = [{"by_kind": {"A": [8, 16], "B": [0, 16]}},
+                                             {"by_kind": {"A": [10, 16], "B": [0, 16]}}]
+    (s,) = refinement_sentences(rep)
+    assert "(+12.5 points, standard error 17.4: within two standard errors)" in s
     assert s.endswith("no learning is shown: the gains are inside their spread or interval.")
