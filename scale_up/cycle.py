@@ -98,6 +98,10 @@ class CycleConfig:
     gpus_per_node: int = 8
     overrides: list = field(default_factory=list)
     """Further Hydra overrides for every verl PPO job."""
+    serve: bool = False
+    """The kit's generation jobs (`rewrite`: discovery, re-solves, planner, reviewer; `evaluate`) on verl's
+    standalone vLLM replicas over all `nnodes` x `gpus_per_node` GPUs (`scale_up.serve`, started and stopped by
+    the job: `kit_jobs.serving`); False: on the driver node's one GPU (`scale_up.loading`)."""
 
     def __post_init__(self):
         self.run = str(Path(self.run).absolute())

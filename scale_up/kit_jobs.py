@@ -6,6 +6,7 @@ vLLM where it imports, else held in bf16); `finish` and `floor` load no model.
 
 from __future__ import annotations
 
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 from rsi_lite.records import read_json, write_json_atomic
@@ -16,6 +17,54 @@ def _loading(d: Path, how) -> None:
     """loading.json beside an unfinished job's files: how it loaded the policy and the memory that was estimated."""
     if not StageDir(d).done:
         write_json_atomic(Path(d) / "loading.json", how.record())
+
+
+@contextmanager
+def serving(run: str, init: str, model: str, where: Path, *, timeout: float = 3600.0, argv: list[str] | None = None):
+    """The actor `init` served by verl's standalone replicas for one kit job, when the run's cycle.json says
+    `serve` (else None): `python -m scale_up.serve` started in verl's environment, its servers.json (in `where`)
+    awaited, yielded, and the servers stopped when the job is done. A server process that exits first, or no
+    servers.json within `timeout` seconds, is an error with the end of its log. `argv`: another command that
+    writes WHERE/servers.json the same way (the tests)."""
+    import subprocess
+    import time
+
+    cycle = Path(run) / "cycle.json"
+    saved = read_json(cycle) if cycle.is_file() else {}
+    if argv is None and not saved.get("serve"):
+        yield None
+        return
+    cwd = None
+    if argv is None:  # cycle.json holds every CycleConfig field (written whole at the first start)
+        missing = [f for f in ("verl_python", "nnodes", "gpus_per_node") if f not in saved]
+        if missing:
+            raise ValueError(f"{cycle}: field(s) {', '.join(missing)} missing")
+        argv = [saved["verl_python"], "-m", "scale_up.serve", "--init", init, "--model", model, "--out", str(where),
+                "--nnodes", str(saved["nnodes"]), "--gpus-per-node", str(saved["gpus_per_node"])]
+        cwd = Path(__file__).resolve().parents[1]  # the repository: verl_python may be relative to it
+    where.mkdir(parents=True, exist_ok=True)
+    path, log_path = where / "servers.json", where / "serve.log"
+    path.unlink(missing_ok=True)  # a server list of an earlier start points at servers that are gone
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(argv, cwd=cwd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            deadline = time.monotonic() + timeout
+            while not path.is_file():
+                if proc.poll() is not None:
+                    raise RuntimeError(f"{log_path}: the servers exited ({proc.returncode}) before {path} was "
+                                       f"written:\n{log_path.read_text()[-2000:]}")
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"{path}: not written in {timeout:.0f} s ({log_path} says how far it got)")
+                time.sleep(1.0)
+            yield read_json(path)
+        finally:
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=120)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
 
 
 def rewrite(run: str, cycle: int, init: str, model: str) -> None:
@@ -30,10 +79,13 @@ def rewrite(run: str, cycle: int, init: str, model: str) -> None:
 
     cfg = profile("gpu").rsr
     cfg.init, cfg.model, cfg.pool = init, model, str(ensure_pool(Path(run), profile("gpu").pool_size))
-    how = plan_job("rewrite", init, model, cfg.rollout)
-    cfg.dtype, cfg.rollout = how.loading.dtype, how.rollout
-    _loading(rsr_dir(run, cycle).path, how)
-    run_rsr(Path(run), cycle, cfg, until="dataset", load=how.load)
+    d = rsr_dir(run, cycle).path
+    done = (d / "dataset.jsonl").is_file()  # a resumed rewrite with its dataset written generates nothing more
+    with nullcontext() if done else serving(run, init, model, d / "serve") as servers:
+        how = plan_job("rewrite", init, model, cfg.rollout, servers=servers)
+        cfg.dtype, cfg.rollout = how.loading.dtype, how.rollout
+        _loading(d, how)
+        run_rsr(Path(run), cycle, cfg, until="dataset", load=how.load)
 
 
 def finish(run: str, cycle: int) -> None:
@@ -78,10 +130,11 @@ def evaluate(run: str, label: str, checkpoint: str) -> dict:
     d = eval_dir(Path(run), label)
     if StageDir(d).done:
         return run_eval(d, checkpoint, ev, model)
-    how = plan_job("eval", checkpoint, model, ev.rollout)
-    ev.rollout = how.rollout
-    _loading(d, how)
-    return run_eval(d, checkpoint, ev, model, load=how.load)
+    with serving(run, checkpoint, model, d.with_name(d.name + "-serve")) as servers:
+        how = plan_job("eval", checkpoint, model, ev.rollout, servers=servers)
+        ev.rollout = how.rollout
+        _loading(d, how)
+        return run_eval(d, checkpoint, ev, model, load=how.load)
 
 
 def floor(run: str) -> None:

@@ -3,12 +3,15 @@ verl agent loop (`scale_up.agent_loop`): verl's environment pins another transfo
 runs on, so the engine stays in its own process and the agent loop reaches it over HTTP through
 `scale_up.agent_loop.KitServerClient`, which has the `generate` of verl's `LLMServerClient`.
 
-    python -m scale_up.kit_server serve --model DIR --port-file F        # POST /generate, GET /health
+    python -m scale_up.kit_server serve --model DIR --port-file F        # POST /generate, /v1/completions; GET /health
     python -m scale_up.kit_server episode --model DIR --task T --seed S --out F [RolloutConfig fields as JSON]
 
 `serve`: each request is {"prompt_ids": [...], "sampling_params": {...}} as verl's agent loop sends them
 (temperature, top_p, max_tokens, seed, stop_token_ids); the reply is verl's `TokenOutput` as JSON (token_ids,
-log_probs, stop_reason). Replies come from the kit's transformers engine (`policy.gen.dispatch.make_generator`),
+log_probs, stop_reason). `POST /v1/completions` is the subset of vLLM's OpenAI-compatible completions API that
+`rsi_lite.policy.gen.remote_engine` sends verl's rollout replicas on GPUs (the prompt as token ids, a seed per
+request, `logprobs: 0`, `return_tokens_as_token_ids`, streamed or not), so the kit's remote generation is tested
+on the CPU against the wire format it meets there. Replies come from the kit's transformers engine (`policy.gen.dispatch.make_generator`),
 one request at a time. A sampled request gets a generator seeded with its own seed; greedy requests share one
 generator for the server's life, as the episodes of one `run_episodes` call share one.
 
@@ -78,6 +81,38 @@ class Engine:
             gen.__exit__(None, None, None)
 
 
+def completion_params(req: dict) -> dict:
+    """A /v1/completions request's sampling settings as `Engine.generate` takes them; a field the kit's server
+    cannot honour is refused by name (a silent difference would make the CPU test pass where a GPU run differs)."""
+    if not isinstance(req.get("prompt"), list) or not all(isinstance(t, int) for t in req["prompt"]):
+        raise ValueError("/v1/completions: field 'prompt' must be a list of token ids")
+    if req.get("logprobs") not in (0, None) or req.get("n", 1) != 1 or req.get("stop"):
+        raise ValueError("/v1/completions: only logprobs 0, n 1 and no stop strings are served here")
+    if not req.get("return_tokens_as_token_ids"):
+        raise ValueError("/v1/completions: field 'return_tokens_as_token_ids' must be true (the kit reads ids)")
+    return {"max_tokens": int(req.get("max_tokens", 16)), "temperature": float(req.get("temperature", 1.0)),
+            "top_p": float(req.get("top_p", 1.0)), "seed": int(req.get("seed") or 0),
+            "stop_token_ids": list(req.get("stop_token_ids") or [])}
+
+
+def completion_chunks(out: dict, model: str) -> list[dict]:
+    """One reply (`Engine.generate`'s) as the stream of chunks vLLM sends: one token each, the last one with the
+    finish reason ('stop' for a stop token, which stays in the ids as vLLM keeps it, else 'length')."""
+    toks, lps = out["token_ids"], out["log_probs"]
+    why = "stop" if out["extra_fields"]["finish_reason"] == "stop" else "length"
+    chunks = []
+    for i, (t, lp) in enumerate(zip(toks, lps, strict=True)):
+        last = i == len(toks) - 1
+        chunks.append({"object": "text_completion", "model": model, "choices": [{
+            "index": 0, "text": "", "logprobs": {"tokens": [f"token_id:{t}"], "token_logprobs": [lp]},
+            "finish_reason": why if last else None, "stop_reason": t if last and why == "stop" else None}]})
+    if not chunks:
+        chunks.append({"object": "text_completion", "model": model, "choices": [{
+            "index": 0, "text": "", "logprobs": {"tokens": [], "token_logprobs": []}, "finish_reason": why,
+            "stop_reason": None}]})
+    return chunks
+
+
 def serve(args) -> None:
     engine = Engine(_policy(args.model), args.context_budget)
 
@@ -97,13 +132,25 @@ def serve(args) -> None:
             self._send(200 if self.path == "/health" else 404, {"ok": self.path == "/health"})
 
         def do_POST(self):
-            if self.path != "/generate":
+            if self.path not in ("/generate", "/v1/completions"):
                 return self._send(404, {"error": self.path})
             req = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             try:
-                self._send(200, engine.generate(req["prompt_ids"], req["sampling_params"]))
+                if self.path == "/generate":
+                    return self._send(200, engine.generate(req["prompt_ids"], req["sampling_params"]))
+                out = engine.generate(req["prompt"], completion_params(req))
             except Exception as e:  # the client raises it with the reason
-                self._send(500, {"error": f"{type(e).__name__}: {e}"})
+                return self._send(500, {"error": f"{type(e).__name__}: {e}"})
+            chunks = completion_chunks(out, req.get("model", ""))
+            if not req.get("stream"):
+                return self._send(200, chunks[-1] | {"choices": [{**chunks[-1]["choices"][0], "logprobs": {
+                    "tokens": [f"token_id:{t}" for t in out["token_ids"]], "token_logprobs": out["log_probs"]}}]})
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()  # HTTP/1.0: the stream ends when the connection closes
+            for c in chunks:
+                self.wfile.write(b"data: " + json.dumps(c).encode() + b"\n\n")
+            self.wfile.write(b"data: [DONE]\n\n")
 
     httpd = HTTPServer(("127.0.0.1", args.port), Handler)
     if args.port_file:

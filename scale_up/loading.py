@@ -48,7 +48,9 @@ class Loading:
 
     job: str
     route: str
-    """'vllm' (`vllm_engine.vllm_policy`: generation only) or 'hf' (`load_actor`: the kit's trainable model)."""
+    """'vllm' (`vllm_engine.vllm_policy`: generation only), 'remote' (verl's standalone replicas over the
+    cluster, `scale_up.serve`, reached by `remote_engine.remote_policy`: generation only) or 'hf' (`load_actor`:
+    the kit's trainable model)."""
     dtype: str
     """The base weights' precision (`PolicyConfig.dtype`, vLLM's `dtype`)."""
     generation_backend: str | None
@@ -114,9 +116,18 @@ class JobLoading:
     """`memory.kit_job` on this GPU; None on the CPU."""
     max_model_len: int = 0
     """vLLM's `max_model_len` (the vLLM route only)."""
+    servers: dict | None = None
+    """The remote route's servers.json (`scale_up.serve.write_servers`)."""
 
     def load(self, init: str, model: str):
         """The policy (`init`: 'base' or a saved adapter), as `run_eval` and `run_rsr` take a `load`."""
+        if self.loading.route == "remote":
+            from rsi_lite.policy.gen.remote_engine import remote_policy
+
+            if self.servers.get("init") != init:
+                raise ValueError(f"servers.json serves {self.servers.get('init')!r}, the job starts from {init!r}")
+            return remote_policy(self.servers["servers"], self.servers["served_model"],
+                                 served_model=self.servers["served_model"])
         if self.loading.route == "vllm":
             from rsi_lite.policy.gen.vllm_engine import vllm_policy
 
@@ -129,14 +140,22 @@ class JobLoading:
     def record(self) -> dict:
         """What loading.json keeps beside the job's files."""
         return {**asdict(self.loading), "batch_size": self.rollout.batch_size, "max_model_len": self.max_model_len,
-                "memory": self.memory}
+                "memory": self.memory, **({"servers": self.servers} if self.servers else {})}
 
 
-def plan_job(job: str, init: str, model: str, rollout, here: dict | None = None) -> JobLoading:
+def plan_job(job: str, init: str, model: str, rollout, here: dict | None = None,
+             servers: dict | None = None) -> JobLoading:
     """`choose_loading` for `job` on `here` (`this_machine()` unless given: {"cuda", "vllm", "gpu_gb"}), applied to
     the job's `rollout` (a `RolloutConfig`, not changed): on a GPU, the backend the route serves with, the episodes
     at once capped to what the GPU holds (the transformers route), and the memory estimate of the model's shape.
-    A model that does not fit is an error naming it and the figures."""
+    A model that does not fit is an error naming it and the figures. With `servers` (a servers.json of
+    `scale_up.serve`, the actor on the cluster's replicas) the remote route: nothing loaded here but the tokenizer,
+    the episodes at once as the job asks (the replicas batch them)."""
+    if servers is not None:
+        if job not in ("eval", "rewrite"):
+            raise ValueError(f"plan_job: job {job!r} cannot run on remote servers (eval and rewrite generate only)")
+        return JobLoading(Loading(job, "remote", "bfloat16", "remote"),
+                          replace(rollout, generation_backend="remote"), None, servers=servers)
     here = this_machine() if here is None else here
     how = choose_loading(job, cuda=here["cuda"], vllm=here["vllm"])
     if not here["cuda"]:

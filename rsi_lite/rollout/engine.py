@@ -76,9 +76,10 @@ class RolloutConfig:
     """Always 'continuous', the one engine. The field stays because the config.json of earlier runs names it and
     must still load; the lockstep engine it once chose is retired, and naming it is an error."""
     generation_backend: str = "auto"
-    """What serves the replies, 'transformers', 'ctranslate2' (compiled CPU engine, the actor's
-    weights merged and converted when they change), 'vllm' (GPUs, scale_up/) or 'auto' (vLLM for a vLLM-served
-    policy, else transformers: `policy.gen.dispatch` says why)."""
+    """What serves the replies, 'native', 'transformers', 'ctranslate2' (compiled CPU engine, the actor's
+    weights merged and converted when they change), 'vllm' (GPUs, scale_up/), 'remote' (servers of vLLM's
+    completions API elsewhere, scale_up/) or 'auto' (vLLM or remote for a policy served so, else native where it
+    serves the model, else transformers: `policy.gen.dispatch` says why)."""
     compute_type: str = "float32"
     """ctranslate2: the weights' precision. float32 keeps the transformers engine's greedy choices; int8 is
     faster and changes them."""

@@ -285,11 +285,12 @@ def run_rsr(run: Path, cycle: int, cfg: RSRConfig | None = None, *, policy=None,
         return None
 
     if not (d / "checkpoint" / "adapter_config.json").is_file():
-        from ..policy.gen.dispatch import is_vllm
+        from ..policy.gen.dispatch import generation_only
 
-        if is_vllm(actor()):
+        if generation_only(actor()):
             raise ValueError(f"{d}: the SFT step needs a trainable model, and this stage's policy is served by vLLM "
-                             "(generation only); run it with until='dataset', or load the actor with load_actor")
+                             "or remote servers (generation only); run it with until='dataset', or load the actor "
+                             "with load_actor")
         summary = train_sft(actor(), examples, cfg.sft, metrics_path=d / "metrics.jsonl", progress=progress)
         write_json_atomic(d / "sft.json", summary)
         save_actor(actor(), d / "checkpoint")

@@ -6,7 +6,10 @@
                   reference, and the fallback for a model whose attention `native_engine` does not serve
     ctranslate2   a compiled CPU engine serving the merged actor weights (`ct2_engine`)
     vllm          a vLLM engine on GPUs (`vllm_engine`; the policy is a `VLLMPolicy`)
-    auto          vllm for a `VLLMPolicy`, else native where it serves the model, else transformers
+    remote        servers of vLLM's completions API elsewhere: verl's rollout replicas on a cluster, the kit's
+                  `scale_up.kit_server` on a CPU (`remote_engine`; the policy is a `RemotePolicy`)
+    auto          vllm for a `VLLMPolicy`, remote for a `RemotePolicy`, else native where it serves the model,
+                  else transformers
 
 Why native and not CTranslate2 on the CPU: multi-turn episodes give prompts of many lengths, and CTranslate2
 prefills only up to the shortest prompt of a batch, feeding every other prompt's remaining tokens one decode
@@ -23,7 +26,7 @@ from __future__ import annotations
 
 from .types import Generation
 
-BACKENDS = ("auto", "native", "transformers", "ctranslate2", "vllm")
+BACKENDS = ("auto", "native", "transformers", "ctranslate2", "vllm", "remote")
 
 
 def is_vllm(policy) -> bool:
@@ -32,10 +35,28 @@ def is_vllm(policy) -> bool:
     return isinstance(policy, VLLMPolicy)
 
 
+def generation_only(policy) -> bool:
+    """A policy that can generate and not train: served by vLLM here or by remote servers."""
+    return is_vllm(policy) or is_remote(policy)
+
+
+def is_remote(policy) -> bool:
+    from .remote_engine import RemotePolicy
+
+    return isinstance(policy, RemotePolicy)
+
+
 def resolve_backend(policy, name: str = "auto") -> str:
     """The backend `name` means for this policy; a clear error for an unknown or impossible one."""
     if name not in BACKENDS:
         raise ValueError(f"generation_backend: {name!r} is not one of {', '.join(BACKENDS)}")
+    if is_remote(policy):
+        if name not in ("auto", "remote"):
+            raise ValueError(f"generation_backend {name!r}: this policy is served remotely (a RemotePolicy)")
+        return "remote"
+    if name == "remote":
+        raise ValueError("generation_backend 'remote' needs a RemotePolicy (`remote_engine.remote_policy`); "
+                         "this policy is a local model")
     if is_vllm(policy):
         if name not in ("auto", "vllm"):
             raise ValueError(f"generation_backend {name!r}: this policy is served by vLLM (a VLLMPolicy)")
@@ -57,6 +78,10 @@ def make_generator(policy, backend: str = "auto", *, max_new_tokens: int, temper
     kw = dict(max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, stop_ids=stop_ids,
               stop_pattern=stop_pattern, seed=seed, max_concurrent=max_concurrent)
     backend = resolve_backend(policy, backend)
+    if backend == "remote":
+        from .remote_engine import RemoteGenerator
+
+        return RemoteGenerator(policy, **kw)
     if backend == "vllm":
         from .vllm_engine import VLLMGenerator
 
