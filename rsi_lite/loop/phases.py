@@ -26,7 +26,9 @@ sharing DIR/eval-base/ since Base does not depend on the training seed):
     cost.json           per stage: generated tokens, sandbox seconds, wall seconds (the time the process ran:
                         `paused_s`, the time it stood stopped, is beside it), CPU seconds (`cpu_s`: the process's
                         threads, its waited-for children, the machine's; `cpu_share`: the machine's over the wall,
-                        2.0 = two cores busy throughout; `loop.phases.cpu_seconds`), peak memory, and where the wall went (`breakdown`: model loading, generation,
+                        2.0 = two cores busy throughout, or for a stage that stood stopped a while the process's and
+                        its children's, since the machine's then holds what ran in the pause;
+                        `loop.phases.cpu_seconds`), peak memory, and where the wall went (`breakdown`: model loading, generation,
                         idle slots, updates; see `timing`)
     report.json .md .html   written by `rsi-lite report DIR` (and at the end of the run)
     DONE
@@ -270,7 +272,9 @@ class Loop:
                 self.cost[name]["breakdown"] = CLOCK.snapshot(wall)
                 cpu = {k: v - c0[k] for k, v in cpu_seconds().items()}
                 self.cost[name]["cpu_s"] = {k: round(v, 1) for k, v in cpu.items()}
-                busy = cpu.get("machine", cpu["process"] + cpu["children"])
+                # the machine's busy time counts what ran while this process stood stopped: a paused stage's
+                # share is its own process's and children's
+                busy = cpu["process"] + cpu["children"] if paused > 0 else cpu.get("machine", cpu["process"] + cpu["children"])
                 self.cost[name]["cpu_share"] = round(busy / wall, 2) if wall > 0 else None
             if resumed:
                 self.cost[name]["note"] = "resumed: wall time and peak memory of the attempt that finished it"

@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import time
+from types import SimpleNamespace
 
 import pytest
 
@@ -339,3 +340,32 @@ def test_each_rpr_phase_is_measured_on_held_out_instances_of_its_learnable_kinds
     assert "+100.0 points, 95% interval [+100.0, +100.0] (paired bootstrap over 3 tasks)" in md  # every task gained
     assert "## What refinement did in this run" in md
     assert "heldout RPR-1: RSR-1" in json.loads((tmp_path / "r" / "cost.json").read_text())
+
+
+def test_a_paused_stages_cpu_share_is_its_own_process_not_the_machines(tmp_path, fake_stages, monkeypatch):
+    """While a run stands stopped (`kill -STOP`) something else may use the machine; the machine's busy seconds
+    then hold it, so a stage that was paused gets its share from its own process and children."""
+    clock = {"n": 0}
+
+    class Pauses:  # every stage stood stopped for a millisecond
+        def start(self):
+            return self
+
+        def total(self):
+            clock["n"] += 1
+            return 0.0 if clock["n"] % 2 else 0.001
+
+    def cpu_seconds():
+        clock["c"] = clock.get("c", 0) + 1
+        return {"process": clock["c"] * 1.0, "children": 0.0, "machine": clock["c"] * 100.0}
+
+    ticks = iter(range(10**6))
+    monkeypatch.setattr(loop, "PAUSES", Pauses())
+    monkeypatch.setattr(loop, "cpu_seconds", cpu_seconds)
+    fake = SimpleNamespace(**{k: getattr(time, k) for k in dir(time) if not k.startswith("_")})
+    fake.monotonic = lambda: 10.0 * next(ticks)  # each reading 10 s after the last
+    monkeypatch.setattr(loop, "time", fake)
+    start(tmp_path / "r", "tiny", cycles=1, log=lambda *_: None)
+    row = json.loads((tmp_path / "r" / "cost.json").read_text())["RSR-1"]
+    assert row["wall_s"] == 10.0 and row["cpu_s"] == {"process": 1.0, "children": 0.0, "machine": 100.0}
+    assert row["cpu_share"] == 0.1  # its own second over its 10 s, not the machine's 100
