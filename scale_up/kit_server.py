@@ -152,7 +152,10 @@ def serve(args) -> None:
                 self.wfile.write(b"data: " + json.dumps(c).encode() + b"\n\n")
             self.wfile.write(b"data: [DONE]\n\n")
 
-    httpd = HTTPServer(("127.0.0.1", args.port), Handler)
+    class Server(HTTPServer):
+        request_queue_size = 256  # one request is served at a time; the others wait connected, not refused
+
+    httpd = Server(("127.0.0.1", args.port), Handler)
     if args.port_file:
         tmp = Path(args.port_file + ".tmp")
         tmp.write_text(str(httpd.server_address[1]))
