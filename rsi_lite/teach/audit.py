@@ -42,8 +42,9 @@ KIT_RUN_STAGE = "runs/cpu/rpr-1"
 """Where the kit's row was measured: RPR-1 of `rsi-lite run --profile cpu --out runs/cpu`, its PPO training
 episodes (every `step-*/trajectories.jsonl`). The directory is not in the repository (`runs/` is git-ignored)."""
 
-KIT_AUDIT_RPR1 = ShareRow("the kit: runs/cpu RPR-1, PPO episodes", 156, 22.6, 9.1, decimals=1)
-"""Failures' share of the reward over RPR-1's 156 training episodes in the kit's `cpu` run (seed 0), as
+KIT_AUDIT_RPR1 = ShareRow("the kit: runs/cpu RPR-1 at e18a748, PPO episodes", 156, 22.6, 9.1, decimals=1)
+"""Failures' share of the reward over RPR-1's 156 training episodes in the kit's `cpu` run (seed 0; the `cpu` profile
+at e18a748, whose refinement was `configs/rpr-core-kinds-turn.json`), as
 `rsi-lite report runs/cpu` computes it: `docs/experiments.md`, 2026-12-05, "The cpu profile's one command, timed end
 to end on a clean clone (issue 25)". How many failures reached 1.0 is not in the log (None)."""
 

@@ -80,13 +80,16 @@ def random_ctrf(rng: random.Random) -> tuple[str, str]:
 
 def check_rewards(fn, trials: int = 30, seed: int = 0) -> tuple[bool, str]:
     """`fn(ctrf_json, reward_txt, divisor, alpha) -> (fdr, spr)` from a verifier's files (the kit: `verify.build_report`
-    then `rewards.compute_reward`)."""
+    then `rewards.compute_reward`). In a quarter of the trials the reward file is flipped, as `check_verdict` does, so
+    that it disagrees with the report: such a report is invalid, and both rewards fall back to S (0 there)."""
     from ..algos.rewards import compute_reward
     from ..verify.verifier import build_report
 
     rng = random.Random(seed)
     for i in range(trials):
         ctrf, reward_txt = random_ctrf(rng)
+        if rng.random() < 0.25:  # a reward file that disagrees with the report: no trustworthy P
+            reward_txt = "1" if reward_txt == "0" else "0"
         divisor, alpha = rng.choice([3, 4.5, 6, 82]), rng.choice([0.0, 0.3, 0.5, 0.9])
         report = build_report(ctrf.encode(), reward_txt.encode())
         want = [compute_reward(k, report, divisor=divisor, alpha=alpha) for k in ("fdr", "spr")]
@@ -95,9 +98,40 @@ def check_rewards(fn, trials: int = 30, seed: int = 0) -> tuple[bool, str]:
         except Exception as e:  # noqa: BLE001
             return False, f"not yet: {type(e).__name__}: {e}"
         if not _compare(got, want):
-            return False, (f"case {i}: divisor={divisor} alpha={alpha} reward.txt={reward_txt}\n  {ctrf}\n"
-                           f"  expected (fdr, spr) = ({want[0]:.4f}, {want[1]:.4f})\n  got {got}")
+            state = "valid" if report.valid else f"invalid: {report.reason}"
+            return False, (f"case {i}: divisor={divisor} alpha={alpha} reward.txt={reward_txt} (the report is {state})\n"
+                           f"  {ctrf}\n  expected (fdr, spr) = ({want[0]:.4f}, {want[1]:.4f})\n  got {got}\n"
+                           + _rewards_hint(got, report, divisor, alpha))
     return True, f"correct on {trials} random reports"
+
+
+REWARD_MISTAKES = {
+    "skips": "skipped tests counted as passed: P counts only the tests whose status is `passed`",
+    "no_min": "no min in SPR: the shaped part is alpha * min(P / D_f, 1), so a failure stays below a success",
+    "no_fallback": ("no fallback on an invalid report: when the reward file and the tests disagree (it says 1 but a "
+                    "test failed, or 0 though tests passed and none failed), P cannot be trusted and both rewards are S, here 0"),
+}
+"""The usual mistakes in `check_rewards`' exercise, as its failure message names them."""
+
+
+def _rewards_hint(got, report, divisor: float, alpha: float) -> str:
+    """Which usual mistake `got` matches (the checker names it), else all of them."""
+    def rewards(s: int, p: int, capped: bool = True) -> list[float]:
+        shaped = p / divisor
+        return [shaped, s + (1 - s) * alpha * (min(shaped, 1.0) if capped else shaped)]
+
+    s, p = report.strict, report.passed
+    says_pass = int(report.reward_file is not None and report.reward_file >= 1.0)
+    found = []
+    if report.valid and report.skipped and _compare(got, rewards(s, p + report.skipped)):
+        found.append("skips")
+    if report.valid and not s and p > divisor and _compare(got, rewards(s, p, capped=False)):
+        found.append("no_min")
+    if not report.valid and any(_compare(got, rewards(x, p)) for x in {s, says_pass, int(says_pass and p > 0)}):
+        found.append("no_fallback")
+    if found:
+        return "  that is the answer with this mistake: " + "; ".join(REWARD_MISTAKES[k] for k in found)
+    return "  the usual mistakes: " + "; ".join(REWARD_MISTAKES.values())
 
 
 def check_clipped_loss(fn, trials: int = 20, seed: int = 0) -> tuple[bool, str]:

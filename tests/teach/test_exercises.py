@@ -54,28 +54,50 @@ def test_the_masked_nll_checker():
 def rewards_solution(ctrf_json, reward_txt, divisor, alpha):
     tests = json.loads(ctrf_json)["results"]["tests"]
     p = sum(t["status"] == "passed" for t in tests)
-    s = int(reward_txt.strip() == "1")
+    failed = sum(t["status"] == "failed" for t in tests)
+    says_pass = reward_txt.strip() == "1"
+    if not tests or (says_pass and failed) or (not says_pass and not failed and p):
+        return 0.0, 0.0  # the reward file and the tests disagree: an invalid report, both rewards fall back to S = 0
+    s = int(says_pass and p > 0)
+    return p / divisor, s + (1 - s) * alpha * min(p / divisor, 1)
+
+
+def rewards_ignoring_validity(ctrf_json, reward_txt, divisor, alpha):
+    tests = json.loads(ctrf_json)["results"]["tests"]
+    p = sum(t["status"] == "passed" for t in tests)
+    s = int(reward_txt.strip() == "1")  # trusts the reward file and P whatever the report says
     return p / divisor, s + (1 - s) * alpha * min(p / divisor, 1)
 
 
 def rewards_counting_skips(ctrf_json, reward_txt, divisor, alpha):
-    tests = json.loads(ctrf_json)["results"]["tests"]
-    p = sum(t["status"] != "failed" for t in tests)
-    s = int(reward_txt.strip() == "1")
+    skipped = sum(t["status"] == "skipped" for t in json.loads(ctrf_json)["results"]["tests"])
+    fdr, spr = rewards_solution(ctrf_json, reward_txt, divisor, alpha)
+    if (fdr, spr) == (0.0, 0.0) or not skipped:
+        return fdr, spr
+    p = fdr * divisor + skipped  # counts the skipped tests as passed
+    s = int(spr >= 1)
     return p / divisor, s + (1 - s) * alpha * min(p / divisor, 1)
 
 
 def rewards_unbounded(ctrf_json, reward_txt, divisor, alpha):
-    fdr, _ = rewards_solution(ctrf_json, reward_txt, divisor, alpha)
-    s = int(reward_txt.strip() == "1")
-    return fdr, s + (1 - s) * alpha * fdr  # forgets min(., 1): a failure could outscore a success
+    fdr, spr = rewards_solution(ctrf_json, reward_txt, divisor, alpha)
+    return fdr, spr if spr >= 1 else alpha * fdr  # forgets min(., 1): a failure could outscore a success
 
 
 def test_the_rewards_checker():
     assert check_rewards(rewards_solution) == (True, "correct on 30 random reports")
     assert check_rewards(stub)[0] is False
-    assert not check_rewards(rewards_counting_skips)[0]
-    assert not check_rewards(rewards_unbounded, trials=200)[0]
+    ok, msg = check_rewards(rewards_counting_skips)
+    assert not ok and "skipped tests counted as passed" in msg
+    ok, msg = check_rewards(rewards_unbounded, trials=200)
+    assert not ok and "no min in SPR" in msg
+
+
+def test_the_rewards_checker_feeds_invalid_reports_and_an_answer_that_ignores_validity_fails():
+    ok, msg = check_rewards(rewards_ignoring_validity)
+    assert not ok and "the report is invalid" in msg and "no fallback on an invalid report" in msg
+    for seed in range(5):  # the reference passes whichever reports the trials draw
+        assert check_rewards(rewards_solution, seed=seed)[0]
 
 
 # 05 · the asymmetric clipped surrogate
