@@ -9,7 +9,7 @@ driver node. On the CPU the kit's own engine serves the same API (`scale_up.kit_
 this module is tested.
 
 Each request is one reply: `POST /v1/completions` with the prompt as token ids, the generator's sampling
-settings, a seed of its own (as `vllm_engine.VLLMGenerator.request_seed`: identical prompts must not get
+settings, a seed of its own (`types.request_seed`: identical prompts must not get
 identical samples), `logprobs: 0` and `return_tokens_as_token_ids`, streamed (`stream: true`), so the reply is
 checked token by token for the stop pattern as the other generators check it, and abandoned the moment it
 matches (closing the stream aborts the request on the server). The tokens come back as "token_id:N" strings and
@@ -28,7 +28,7 @@ import queue
 import threading
 from dataclasses import dataclass, field
 
-from .types import Generation, Replies
+from .types import Generation, Replies, request_seed
 
 
 @dataclass
@@ -102,8 +102,8 @@ class RemoteGenerator:
         self._lock = threading.Lock()
 
     def request_seed(self, n: int) -> int:
-        """The n-th request's seed: the generator's seed and the request's number (`VLLMGenerator.request_seed`)."""
-        return (self.seed * 2**20 + n) % 2**31
+        """The seed of this generator's n-th request (`types.request_seed`)."""
+        return request_seed(self.seed, n)
 
     def __enter__(self):
         return self

@@ -2,13 +2,24 @@
 
 `Generation` is one reply with its token ids and the log-probability of each sampled token; `Replies` maps
 the engines' request ids to the caller's keys and decides when a streamed reply is finished; `common_prefix` is
-how the engines find the tokens prompts share. The engines
-(`hf_generate`, `hf_continuous`, `ct2_engine`, `vllm_engine`) import these; none imports another engine.
+how the engines find the tokens prompts share; `request_seed` seeds a served request. The engines
+(`hf_generate`, `hf_continuous`, `ct2_engine`, `vllm_engine`, `remote_engine`) import these; none imports another
+engine.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+
+def request_seed(seed: int, n: int) -> int:
+    """The seed of the n-th request of a generator seeded `seed`, for engines that seed each request's sampler
+    (vLLM's `SamplingParams.seed`, a completions server's `seed`): one seed shared by every request would give
+    identical prompts identical replies (evaluation's k runs of a task, self-rewrite's discovery samples), so each
+    request gets its own, a function of the generator's seed and the request's number, and a run is still
+    reproducible. Distinct for the first 2**20 requests of a generator, and between generators whose seeds differ
+    (`dispatch.complete` gives each chunk `seed + start`)."""
+    return (seed * 2**20 + n) % 2**31
 
 
 @dataclass

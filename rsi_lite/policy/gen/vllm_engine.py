@@ -29,7 +29,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from .types import Replies
+from .types import Replies, request_seed
 
 
 def _vllm():
@@ -132,13 +132,8 @@ class VLLMGenerator:
         self._submitted = 0
 
     def request_seed(self, n: int) -> int:
-        """The seed of this generator's n-th request. vLLM's `SamplingParams.seed` seeds each request's own
-        sampler, so one seed shared by every request would give identical prompts identical replies (evaluation's
-        k runs of a task, self-rewrite's discovery samples); each request gets its own, a function of the
-        generator's seed and the request's number, so a run is still reproducible. Distinct for the first 2**20
-        requests of a generator, and between generators whose seeds differ (`dispatch.complete` gives each chunk
-        `seed + start`)."""
-        return (self.seed * 2**20 + n) % 2**31
+        """The seed of this generator's n-th request (`types.request_seed`: vLLM seeds each request's sampler)."""
+        return request_seed(self.seed, n)
 
     def __enter__(self):
         return self
