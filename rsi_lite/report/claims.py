@@ -134,12 +134,11 @@ def refinement_sentences(rep: dict) -> list[str]:
             front = [k for k, (w, n) in probes[0]["by_kind"].items() if 0 < w < n]
             a = [sum(p["by_kind"].get(k, [0, 0])[i] for k in front) for p in (probes[0], probes[-1]) for i in (0, 1)]
             if front and a[1] and a[3]:
-                p1, p2 = a[0] / a[1], a[2] / a[3]  # the same tasks and seeds in both probes; judged as the yields
-                se = (p1 * (1 - p1) / a[1] + p2 * (1 - p2) / a[3]) ** 0.5
-                probe_rose = p2 - p1 > 2 * se
+                diff, se = rise(*a)  # the same tasks and seeds in both probes; judged as the discovery yields
+                probe_rose = diff > 2 * se
                 kinds = f"{len(front)} kind" + "s" * (len(front) > 1)
                 parts.append(f"on the {kinds} its first probe found learnable its probes went {a[0]}/{a[1]} -> "
-                             f"{a[2]}/{a[3]} over its steps ({100 * (p2 - p1):+.1f} points, standard error "
+                             f"{a[2]}/{a[3]} over its steps ({100 * diff:+.1f} points, standard error "
                              f"{100 * se:.1f}: {'beyond' if probe_rose else 'within'} two standard errors)")
             elif not front:  # every probed kind solved always or never: no success beside a failure to learn from
                 always = sum(w == n > 0 for w, n in probes[0]["by_kind"].values())
@@ -200,6 +199,13 @@ def critic_and_reward_claims(rep: dict) -> list[dict]:
     return out
 
 
+def rise(s1: int, n1: int, s2: int, n2: int) -> tuple[float, float]:
+    """Two success counts (successes, episodes) before and after: the change of their rates and its standard error
+    (of the difference of two proportions); a rise counts when it exceeds twice that."""
+    p1, p2 = s1 / n1, s2 / n2
+    return p2 - p1, (p1 * (1 - p1) / n1 + p2 * (1 - p2) / n2) ** 0.5
+
+
 def discovery_claim(rep: dict) -> dict:
     """Whether cycle one's gain raises cycle two's discovery yield (successes per helped discovery episode on the
     same pool), an open question of the paper's. A rise counts when it exceeds twice the standard error of the
@@ -211,11 +217,10 @@ def discovery_claim(rep: dict) -> dict:
         return {"claim": claim, "verdict": "not measured in this run", "figures": None}
     a, b = pairs[0]
     (s1, n1), (s2, n2) = [(f["discovery_successes"], f["discovery_episodes"]) for f in (a, b)]
-    p1, p2 = s1 / n1, s2 / n2
-    se = (p1 * (1 - p1) / n1 + p2 * (1 - p2) / n2) ** 0.5
-    verdict = "holds" if p2 - p1 > 2 * se else "not shown (within two standard errors)" if p2 > p1 else "not shown"
+    diff, se = rise(s1, n1, s2, n2)
+    verdict = "holds" if diff > 2 * se else "not shown (within two standard errors)" if diff > 0 else "not shown"
     return {"claim": claim, "verdict": verdict,
-            "figures": f"{s1}/{n1} -> {s2}/{n2} helped discovery episodes solved ({100 * (p2 - p1):+.1f} points, "
+            "figures": f"{s1}/{n1} -> {s2}/{n2} helped discovery episodes solved ({100 * diff:+.1f} points, "
                        f"standard error {100 * se:.1f}); pool tasks solved {a.get('tasks_solved')} -> "
                        f"{b.get('tasks_solved')} of {b.get('pool_tasks')}"}
 
