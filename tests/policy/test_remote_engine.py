@@ -43,6 +43,7 @@ def _canned(replies: dict, seen: list):
         def do_POST(self):
             req = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             seen.append((self.server.server_address[1], req))
+            time.sleep(0.3)  # requests overlap, as a model's replies do: the least-loaded choice then spreads them
             toks = replies.get(req["prompt"][0])
             if toks is None:
                 self.send_response(500)

@@ -158,12 +158,12 @@ class RemoteGenerator:
         conn = http.client.HTTPConnection(host, int(port), timeout=self.policy.timeout)
         toks: list[int] = []
         lps: list[float] = []
+        last = None  # the finished reply (or the failure), handed out once the server is released
         try:
             conn.request("POST", "/v1/completions", json.dumps(body), {"Content-Type": "application/json"})
             resp = conn.getresponse()
             if resp.status != 200:
                 raise RuntimeError(f"{server} /v1/completions: HTTP {resp.status}: {resp.read()[:500]!r}")
-            finished = False
             for line in resp:  # server-sent events: "data: {...}" lines, then "data: [DONE]"
                 if self._stopped(rid):
                     return  # the stop pattern matched: closing the stream aborts the request on the server
@@ -177,22 +177,26 @@ class RemoteGenerator:
                 got = choice.get("logprobs") or {}
                 toks += [token_id(t) for t in got.get("tokens") or []]
                 lps += [float(x) for x in got.get("token_logprobs") or []]
-                finished = choice.get("finish_reason") is not None
                 if choice.get("finish_reason") == "stop" and (not toks or toks[-1] not in self._replies.stop_ids):
                     # a stream that leaves the stop token out: put back, so the ids end as every other
                     # generator's do (its log-probability is not sent: 0.0)
                     why = choice.get("stop_reason")
                     toks.append(why if isinstance(why, int) else self._replies.stop_ids[0])
                     lps.append(0.0)
-                self._out.put((rid, list(toks), list(lps), finished))
-            if not finished:  # a stream that ended without a finish reason: the reply as it stands, finished
-                self._out.put((rid, list(toks), list(lps), True))
+                if choice.get("finish_reason") is not None:
+                    last = (rid, list(toks), list(lps), True)
+                elif self._replies.pattern is not None:  # a partial reply matters only to the stop pattern
+                    self._out.put((rid, list(toks), list(lps), False))
+            if last is None:  # a stream that ended without a finish reason: the reply as it stands, finished
+                last = (rid, list(toks), list(lps), True)
         except Exception as e:
             if not self._stopped(rid):
-                self._out.put(RuntimeError(f"remote generation on {server} failed: {type(e).__name__}: {e}"))
+                last = RuntimeError(f"remote generation on {server} failed: {type(e).__name__}: {e}")
         finally:
             conn.close()
             self.policy.done(server)
+        if last is not None:  # after the release: a caller that has the reply sees the server's count without it
+            self._out.put(last)
 
 
 __all__ = ["Generation", "RemoteGenerator", "RemotePolicy", "remote_policy", "token_id"]
