@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import signal
 import time
 from dataclasses import asdict, dataclass, field
@@ -223,11 +222,11 @@ class Bench:
         return d.read("probe.json")["learnable"]
 
     def heldout(self, kinds: list[str]) -> dict[str, str]:
-        from ..rpr.batches import write_kind_suite
+        from ..rpr.batches import heldout_per_kind, write_kind_suite
 
         d = StageDir(self.out / "heldout")
         if not (d / "kinds.json").is_file():
-            per = max(self.cfg.heldout_per_kind, math.ceil(self.cfg.min_episodes / (len(kinds) * self.cfg.samples)))
+            per = heldout_per_kind(self.cfg.heldout_per_kind, self.cfg.min_episodes, len(kinds), self.cfg.samples)
             self.log(f"[heldout] {per} fresh instances of each of {len(kinds)} kinds")
             self.timed("heldout", lambda: write_kind_suite(kinds, d.path, per, {"from": "kinds/probe.json"}))
         return d.read("kinds.json")["tasks"]

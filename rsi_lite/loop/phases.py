@@ -327,7 +327,7 @@ class Loop:
         """The RPR phase's incoming checkpoint and its actor on fresh instances of the kinds its first probe found
         learnable (`EvalConfig.heldout_per_kind`): DIR/heldout-rpr-N/{tasks,eval-<stage>}."""
         from ..eval.evaluate import suite_k
-        from ..rpr.batches import heldout_per_kind, write_heldout
+        from ..rpr.batches import write_heldout
 
         n = self.p.eval.heldout_per_kind
         d = self.dir / f"heldout-{name}"
@@ -336,8 +336,8 @@ class Loop:
         if not (d / "kinds.json").is_file():
             k, least = suite_k(self.p.eval.k, "core"), self.p.eval.heldout_min_episodes
             made = write_heldout(self.dir / name, d / "tasks", n, least, k)
-            write_json_atomic(d / "kinds.json", {"per_kind": heldout_per_kind(n, least, len(set(made.values())), k),
-                                                 "tasks": made})
+            per_kind = StageDir(d / "tasks").read("kinds.json")["per_kind"] if made else n
+            write_json_atomic(d / "kinds.json", {"per_kind": per_kind, "tasks": made})
         if not StageDir(d).read("kinds.json")["tasks"]:
             self.log(f"[{label}] held-out kinds: its first probe found no kind learnable; nothing to measure")
             return

@@ -293,7 +293,10 @@ def test_each_rpr_phase_is_measured_on_held_out_instances_of_its_learnable_kinds
             return {}
         out.mkdir(parents=True)
         assert (least, runs) == (7, 3)  # the profile's floor, core's k
-        return {f"heldout-{i}": copy for i in range(heldout_per_kind(per_kind, least, 1, runs))}
+        n = heldout_per_kind(per_kind, least, 1, runs)
+        made = {f"heldout-{i}": copy for i in range(n)}
+        (out / "kinds.json").write_text(json.dumps({"per_kind": n, "kinds": [copy], "tasks": made}))  # as write_kind_suite
+        return made
 
     def traj(task, seed, strict):
         return Trajectory(task=task, task_path="", suite="heldout", family="file_ops", difficulty="easy",
