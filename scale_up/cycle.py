@@ -24,7 +24,7 @@ unfinished one again from its start: verl's own `trainer.resume_mode: auto` then
            eval      RSR-N's checkpoint, as Base                                        -> RUN/eval-rsr-N/
            select    `loop.phases.select_on_val`: of the checkpoint retained before RSR-N and RSR-N's, the better
                      on val goes on (RUN/selection.json, as the CPU loop writes it)
-    RPR-N  warmup    (cycle one) the critic warm-up, rsi_27b + WARMUP_OVERRIDES            -> RUN/verl/rpr-1-warmup/
+    RPR-N  warmup    (cycle one) the critic warm-up, rsi_27b + warmup_overrides            -> RUN/verl/rpr-1-warmup/
            ppo       verl's PPO with the kit's TB-GAE (configs/rsi_27b.yaml) from the checkpoint retained after
                      RSR-N, the critic inherited from the warm-up (cycle one) or from RPR-(N-1)
                      (`trainer.rsi_critic_from`)
@@ -98,10 +98,13 @@ class CycleConfig:
     gpus_per_node: int = 8
     overrides: list = field(default_factory=list)
     """Further Hydra overrides for every verl PPO job."""
-    serve: bool = False
+    serve: bool = True
     """The kit's generation jobs (`rewrite`: discovery, re-solves, planner, reviewer; `evaluate`) on verl's
     standalone vLLM replicas over all `nnodes` x `gpus_per_node` GPUs (`scale_up.serve`, started and stopped by
-    the job: `kit_jobs.serving`); False: on the driver node's one GPU (`scale_up.loading`)."""
+    the job: `kit_jobs.serving`), the default: their episodes have PPO's shape (`settings.episode_fields`), and
+    one sequence of the paper's 262,144-token context fits no single 80 or 141 GB GPU's cache beside the 27B
+    weights (`python -m scale_up.memory`). False: on the driver node's one GPU (`scale_up.loading`), for a shorter
+    `rsi.context_budget` in configs/rsi_27b.yaml."""
 
     def __post_init__(self):
         self.run = str(Path(self.run).absolute())
@@ -184,6 +187,23 @@ from the primary config, so a file that included rsi_27b could not be composed
 (tests/scale_up/test_config.py composes rsi_27b with these and runs verl's checks)."""
 
 
+def warmup_overrides(cfg: CycleConfig) -> list[str]:
+    """`WARMUP_OVERRIDES` and the warm-up's batch: all its task rows in one step where they are fewer than a PPO
+    step's (`data.train_batch_size`, 256; the gpu profile sets 64 rows aside), else steps of that size. verl's v1
+    trainer reads its rows through a drop-last dataloader and counts `rows // train_batch_size` steps an epoch
+    (trainer_base.py), so at 256 a warm-up of 64 rows would run no step at all and RPR-1 would inherit an
+    untrained critic; beyond 256, fewer than 256 rows go unused. The actor's and critic's mini-batches follow the
+    batch (verl requires them no larger)."""
+    from rsi_lite.loop.profiles import profile
+
+    from .settings import read_config
+
+    rows = cfg.warmup_tasks or profile("gpu").rpr.warmup_tasks
+    b = min(rows, read_config()["data"]["train_batch_size"])
+    return [*WARMUP_OVERRIDES, f"data.train_batch_size={b}", f"actor_rollout_ref.actor.ppo_mini_batch_size={b}",
+            f"critic.ppo_mini_batch_size={b}"]
+
+
 def _verl_ppo(cfg: CycleConfig, config_name: str, experiment: str, overrides: list[str]) -> list[str]:
     common = [f"--config-name={config_name}", f"trainer.experiment_name={experiment}",
               f"actor_rollout_ref.model.path={cfg.model}", f"data.val_files={cfg.val_files}", *overrides,
@@ -247,7 +267,7 @@ def rpr_jobs(cfg: CycleConfig, cycle: int, incoming: tuple[str, str]) -> list[Jo
     if cycle == 1:
         warm = f"{run}/verl/rpr-1-warmup"
         jobs.append(Job(phase, "warmup", _verl_ppo(cfg, "rsi_27b", "rpr-1-warmup",
-                                                   [*actor, f"data.train_files={cfg.warmup_files}", *WARMUP_OVERRIDES]),
+                                                   [*actor, f"data.train_files={cfg.warmup_files}", *warmup_overrides(cfg)]),
                         "cluster", warm))
         critic = warm
     else:
@@ -277,15 +297,19 @@ def plan_jobs(cfg: CycleConfig) -> list[Job]:
 # ---------------------------------------------------------------- the steps done here
 
 def eval_settings(cfg: CycleConfig) -> dict:
-    """The evaluation every phase gets: the `gpu` profile's `EvalConfig` with `cfg.eval`'s fields over it (an
+    """The evaluation every phase gets: the `gpu` profile's `EvalConfig`, its episodes shaped as PPO's
+    (`settings.episode_fields`: configs/rsi_27b.yaml's `rsi` section), with `cfg.eval`'s fields over it (an
     unknown field is an error naming it), as a dict for run.json."""
     from rsi_lite.loop.profiles import EvalConfig, profile
+
+    from .settings import episode_fields
 
     base = asdict(profile("gpu").eval)
     if unknown := sorted(set(cfg.eval) - set(base)):
         raise ValueError(f"CycleConfig.eval: {', '.join(unknown)} are not EvalConfig fields ({', '.join(base)})")
     try:
-        ev = EvalConfig.from_dict({**base, **cfg.eval, "rollout": {**base["rollout"], **cfg.eval.get("rollout", {})}})
+        ev = EvalConfig.from_dict({**base, **cfg.eval, "rollout": {**base["rollout"], **episode_fields(),
+                                                                  **cfg.eval.get("rollout", {})}})
     except (TypeError, ValueError) as e:
         raise ValueError(f"CycleConfig.eval: {e}") from None
     if "val" not in ev.suites:

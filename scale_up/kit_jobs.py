@@ -7,6 +7,7 @@ vLLM where it imports, else held in bf16); `finish` and `floor` load no model.
 from __future__ import annotations
 
 from contextlib import contextmanager, nullcontext
+from dataclasses import replace
 from pathlib import Path
 
 from rsi_lite.records import read_json, write_json_atomic
@@ -68,17 +69,20 @@ def serving(run: str, init: str, model: str, where: Path, *, timeout: float = 36
 
 
 def rewrite(run: str, cycle: int, init: str, model: str) -> None:
-    """RSR-N up to its dataset, with the `gpu` profile's self-rewrite settings (the kit's environment): generation
-    only, so on a GPU the policy is served by vLLM or held in bf16 (`scale_up.loading`), and the stage's config
-    records the precision, the backend and the episodes at once it ran with."""
+    """RSR-N up to its dataset, with the `gpu` profile's self-rewrite settings and PPO's episode shape
+    (`settings.episode_fields`), in the kit's environment: generation only, so on a GPU the policy is served by
+    vLLM or held in bf16 (`scale_up.loading`), and the stage's config records the precision, the backend and the
+    episodes at once it ran with."""
     from rsi_lite.loop.profiles import profile
     from rsi_lite.rsr.stage import run_rsr
     from rsi_lite.tasks.suites import ensure_pool
 
     from .loading import plan_job
+    from .settings import episode_fields
 
     cfg = profile("gpu").rsr
     cfg.init, cfg.model, cfg.pool = init, model, str(ensure_pool(Path(run), profile("gpu").pool_size))
+    cfg.rollout = replace(cfg.rollout, **episode_fields())  # PPO's episode shape: SFT teaches what PPO samples
     d = rsr_dir(run, cycle).path
     done = (d / "dataset.jsonl").is_file()  # a resumed rewrite with its dataset written generates nothing more
     with nullcontext() if done else serving(run, init, model, d / "serve") as servers:

@@ -170,14 +170,15 @@ def plan_job(job: str, init: str, model: str, rollout, here: dict | None = None,
         if not mem["fits"]:
             raise ValueError(f"{model}: served by vLLM on this {gb:.0f} GB GPU, {mem['weights_gb']:.1f} GB of "
                              f"weights leave a KV cache of {mem['kv_cache_tokens']:,} tokens, under the "
-                             f"{length:,} one sequence needs ({job} job)")
+                             f"{length:,} one sequence needs ({job} job); serve it over the cluster's GPUs "
+                             '("serve": true in cycle.json), or use a larger GPU')
         return JobLoading(how, replace(rollout, **backend), mem, length)
     most = memory.hf_max_batch(arch, dtype, **common)
     if most < 1:
         one = memory.kit_job(arch, "hf", dtype, batch=1, **common)
         raise ValueError(f"{model}: in {how.dtype} on this {gb:.0f} GB GPU, {one['weights_gb']:.1f} GB of weights and "
                          f"{one['adapter_gb']:.1f} GB of adapter leave no room for one episode's cache within "
-                         f"{one['budget_gb']:.1f} GB ({job} job); install vllm in the kit's environment, or use a "
-                         "larger GPU")
+                         f"{one['budget_gb']:.1f} GB ({job} job); serve it over the cluster's GPUs (\"serve\": "
+                         "true in cycle.json), install vllm in the kit's environment, or use a larger GPU")
     served = replace(rollout, **backend, batch_size=min(rollout.batch_size, most))
     return JobLoading(how, served, memory.kit_job(arch, "hf", dtype, batch=served.batch_size, **common))

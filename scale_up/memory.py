@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from .settings import at
+from .settings import at, episode_fields
 
 GB = 1e9
 TARGET = {"hidden_size": 5120, "intermediate_size": 22016, "num_hidden_layers": 64, "num_attention_heads": 40,
@@ -194,15 +194,15 @@ def vllm_model_len(context_budget: int) -> int:
 
 
 def kit_jobs(arch: Arch, gpu_gb: float, adapter_rank: int) -> dict:
-    """Each generation job of the cycle (`eval`, `rewrite`) on one GPU of `gpu_gb`, at the `gpu` profile's rollout
-    settings (the ones the jobs run with): the vLLM route, the transformers route in bf16 at the configured batch
-    and the batch it can hold (`hf_max_batch`), and what the float32 load (the kit's default) needs for its
-    weights alone."""
+    """Each generation job of the cycle (`eval`, `rewrite`) on one GPU of `gpu_gb`, at the rollout settings the jobs
+    run with (the `gpu` profile's, in PPO's episode shape: `settings.episode_fields`): the vLLM route, the
+    transformers route in bf16 at the configured batch and the batch it can hold (`hf_max_batch`), and what the
+    float32 load (the kit's default) needs for its weights alone."""
     from rsi_lite.loop.profiles import profile
 
-    p = profile("gpu")
+    p, shape = profile("gpu"), episode_fields()
     out = {}
-    for job, r in (("eval", p.eval.rollout), ("rewrite", p.rsr.rollout)):
+    for job, r in (("eval", replace(p.eval.rollout, **shape)), ("rewrite", replace(p.rsr.rollout, **shape))):
         common = dict(adapter_rank=adapter_rank, context_budget=r.context_budget, gpu_gb=gpu_gb,
                       page_size=r.page_size)
         out[job] = {"vllm": kit_job(arch, "vllm", "bf16", batch=r.batch_size,
@@ -255,11 +255,14 @@ def main(argv=None) -> None:
             print(json.dumps({"gpu_gb": gb, **p, "kit_jobs": kit, "arch": asdict(arch)}))
             continue
         print(describe(p, gb))
-        print(f"  the kit's jobs on one {gb:.0f} GB GPU (float32 weights alone: "
+        print(f"  the kit's jobs (eval, rewrite) over the cluster (\"serve\": true, the default): the replicas "
+              f"above, KV cache for {p['kv_cache_tokens_per_replica']:,} tokens each")
+        print(f"  the kit's jobs on one {gb:.0f} GB GPU instead (float32 weights alone: "
               f"{kit['eval']['fp32_weights_gb']:.1f} GB; scale_up.loading chooses vLLM where it imports):")
         for job, k in kit.items():
+            most = k["hf_max_batch"]
             print(describe_kit_job(job, k["vllm"]))
-            print(describe_kit_job(job, k["hf"]) + f"; at most {k['hf_max_batch']} episodes")
+            print(describe_kit_job(job, k["hf"]) + (f"; at most {most} episodes" if most > 0 else "; not one episode"))
 
 
 if __name__ == "__main__":

@@ -45,6 +45,24 @@ def read_config(path: str | Path = CONFIGS / "rsi_27b.yaml") -> dict:
     return cfg
 
 
+EPISODE_FIELDS = ("action_format", "max_turns", "max_new_tokens", "context_budget", "observation_chars",
+                  "command_timeout")
+"""The episode's shape, which every generation job of a 27B cycle takes from the config's `rsi` section, the one
+verl's agent loop runs PPO's episodes with (`agent_loop.RSIEpisodeConfig`): self-rewrite's discovery and re-solves
+and the evaluations act in the same format, over as many turns and as long a context, as the PPO they feed and
+measure (SFT on bash actions would teach a format PPO never samples). The harness, the temperature, the seed and
+the episodes at once stay each job's own."""
+
+
+def episode_fields(path: str | Path = CONFIGS / "rsi_27b.yaml") -> dict:
+    """`EPISODE_FIELDS` of the config's `rsi` section, as `RolloutConfig` fields; a missing one is an error naming
+    the file and the field."""
+    rsi = read_config(path).get("rsi") or {}
+    if missing := [f for f in EPISODE_FIELDS if f not in rsi]:
+        raise ValueError(f"{path}: rsi.{', rsi.'.join(missing)} missing (the episode every generation job shares)")
+    return {f: rsi[f] for f in EPISODE_FIELDS}
+
+
 def at(obj, path: str, default=...):
     """`obj`'s value at a dotted path: nested dicts, Hydra's DictConfig, or dataclasses (the kit's Profile)."""
     for part in path.split("."):

@@ -129,26 +129,38 @@ def _differences(a, b, where=""):
     return set() if a == b else {where}
 
 
-def test_the_critic_warmup_is_its_own_phase_over_the_same_config(cfg, target_model_dir):
-    """The warm-up (rsi_27b.yaml with `scale_up.cycle.WARMUP_OVERRIDES`): verl's own checks pass, the actor never updates in it (verl updates the
-    actor once critic_warmup <= step), one pass over the warm-up tasks, and nothing else differs from rsi_27b."""
+def test_the_critic_warmup_is_its_own_phase_over_the_same_config(cfg, target_model_dir, tmp_path):
+    """The warm-up (rsi_27b.yaml with `scale_up.cycle.warmup_overrides`): verl's own checks pass, the actor never
+    updates in it (verl updates the actor once critic_warmup <= step), one pass over the warm-up tasks in whole
+    batches, and nothing else differs from rsi_27b."""
     from omegaconf import OmegaConf
     from verl.trainer.ppo.utils import need_critic, need_reference_policy
     from verl.utils.config import validate_config
 
-    from scale_up.cycle import WARMUP_OVERRIDES
+    from rsi_lite.loop.profiles import profile
+    from scale_up.cycle import CycleConfig, warmup_overrides
 
-    warm = _compose("rsi_27b", f"actor_rollout_ref.model.path={target_model_dir}", *WARMUP_OVERRIDES,
+    rows = profile("gpu").rpr.warmup_tasks  # 64, fewer than a PPO step's 256 tasks
+    warm = _compose("rsi_27b", f"actor_rollout_ref.model.path={target_model_dir}",
+                    *warmup_overrides(CycleConfig(run=str(tmp_path), model=target_model_dir)),
                     "trainer.experiment_name=rpr-1-warmup", "data.train_files=tasks/warmup.parquet")
     checked = OmegaConf.merge(warm, {"actor_rollout_ref": {"rollout": {"name": "sglang"}}})  # as above: no vLLM
     validate_config(checked, use_reference_policy=need_reference_policy(warm), use_critic=need_critic(warm))
     assert need_critic(warm) and warm.trainer.total_epochs == 1 and not warm.trainer.rsi_critic_from
+    # verl's v1 trainer (trainer_base: a drop_last dataloader, steps_per_epoch = rows // train_batch_size) runs
+    # the warm-up's rows as one whole batch: at rsi_27b's 256 it would run no step at all
+    assert rows // cfg.data.train_batch_size == 0 and rows // warm.data.train_batch_size == 1
+    assert warm.actor_rollout_ref.actor.ppo_mini_batch_size == warm.critic.ppo_mini_batch_size == rows
     # a warm-up of any length a run could have never reaches the actor's first update
     assert not [s for s in range(1, 100_000) if warm.trainer.critic_warmup <= s]
     a = OmegaConf.to_container(cfg, resolve=False)
     b = OmegaConf.to_container(warm, resolve=False)
     assert _differences(a, b) == {"data.train_files", "trainer.critic_warmup", "trainer.total_epochs",
-                                  "trainer.experiment_name"}
+                                  "trainer.experiment_name", "data.train_batch_size",
+                                  "actor_rollout_ref.actor.ppo_mini_batch_size", "critic.ppo_mini_batch_size"}
+    # more rows than a step's: steps of 256, as the PPO phases take them
+    more = warmup_overrides(CycleConfig(run=str(tmp_path), model=target_model_dir, warmup_tasks=600))
+    assert "data.train_batch_size=256" in more and "critic.ppo_mini_batch_size=256" in more
 
 
 def test_the_sft_config_builds_verls_sft_parts_on_the_kits_dataset(target_model_dir, tmp_path):

@@ -350,14 +350,20 @@ def test_the_eval_and_floor_jobs_write_what_the_report_reads(tmp_path, model_dir
     from rsi_lite.loop.phases import select_on_val
     from rsi_lite.report.write import build, stage_table
     from scale_up.cycle import _first_start
+    from scale_up.settings import episode_fields
 
-    cfg = CycleConfig(run=str(tmp_path / "run"), model=model_dir, eval={
+    # on this machine's CPU, not on replicas over a cluster (`serve`, the default, needs verl's vLLM)
+    cfg = CycleConfig(run=str(tmp_path / "run"), model=model_dir, serve=False, eval={
         "suites": ["val"], "k": 1, "limit": 1, "rollout": {"max_turns": 1, "max_new_tokens": 16, "batch_size": 1}})
     run = Path(cfg.run)
     run.mkdir()
     _first_start(run, cfg)
     ev = json.loads((run / "run.json").read_text())["profile"]["eval"]
     assert ev["k"] == 1 and ev["rollout"]["temperature"] == 0.6 and ev["rollout"]["max_new_tokens"] == 16
+    # the episode's shape is PPO's (configs/rsi_27b.yaml's rsi section) where cfg.eval does not set it
+    shape = episode_fields()
+    assert shape["action_format"] == "json" and shape["context_budget"] == 262144
+    assert {f: ev["rollout"][f] for f in shape} == {**shape, "max_turns": 1, "max_new_tokens": 16}
     for args in (["evaluate", cfg.run, "Base", "base"], ["floor", cfg.run]):
         subprocess.run([kit_python(), "-m", "scale_up.cycle", *args], cwd=REPO, env=kit_env(), check=True,
                        timeout=900)
@@ -378,3 +384,32 @@ def test_the_eval_and_floor_jobs_write_what_the_report_reads(tmp_path, model_dir
     (run / "eval-rsr-1" / "results.json").write_text(json.dumps({**doc, "checkpoint": "x"}))
     (run / "eval-rsr-1" / "DONE").write_text("")
     assert select_on_val(run, "RSR-1", ("Base", "base"), ("RSR-1", "x"), log=lambda *_: None) == ("RSR-1", "x")
+
+
+def test_the_rewrite_job_samples_episodes_shaped_as_ppos(tmp_path, monkeypatch):
+    """The `rewrite` job runs the kit's self-rewrite with the `gpu` profile's settings and PPO's episode shape
+    (configs/rsi_27b.yaml's `rsi` section: JSON actions, its turns, tokens and context), so the SFT that follows
+    teaches the format PPO samples; the harness stays the self-rewrite's own."""
+    from contextlib import contextmanager
+
+    from rsi_lite.loop.profiles import profile
+    from scale_up import kit_jobs
+    from scale_up.settings import episode_fields
+
+    seen = {}
+
+    @contextmanager
+    def no_servers(*_a, **_k):
+        yield None
+
+    def run_rsr(run, cycle, cfg, until, load):
+        seen.update(cycle=cycle, until=until, rollout=cfg.rollout)
+
+    monkeypatch.setattr(kit_jobs, "serving", no_servers)
+    monkeypatch.setattr("rsi_lite.tasks.suites.ensure_pool", lambda run, n: run / "pool")
+    monkeypatch.setattr("rsi_lite.rsr.stage.run_rsr", run_rsr)
+    kit_jobs.rewrite(str(tmp_path), 1, "base", "/models/base")
+    shape, own = episode_fields(), profile("gpu").rsr.rollout
+    assert seen["cycle"] == 1 and seen["until"] == "dataset"
+    assert {f: getattr(seen["rollout"], f) for f in shape} == shape and shape["action_format"] == "json"
+    assert seen["rollout"].harness == own.harness and seen["rollout"].temperature == own.temperature
