@@ -15,9 +15,11 @@ recomputed working set (about s * (12 h + 6 I) bf16 values), the logits of the s
 log-softmax: verl's default path materialises them; `model.use_fused_kernels`, on here, does not), two all-gathered
 layers in flight. Actor and critic train one after the other, so one pass's activations at a time.
 
-The cycle's kit jobs (`eval`, `rewrite`: generation only, on one GPU where the driver runs) are planned beside it
-(`kit_job`, `kit_jobs`): the route `scale_up.loading` chooses (vLLM in bf16, or the kit's model in bf16 with
-transformers' engine), at the `gpu` profile's rollout settings.
+The self-rewrite's SFT job (configs/rsi_sft.yaml, verl's SFT trainer: the LoRA actor alone, its logits always
+materialised) is planned beside it (`sft_plan`), and so are the cycle's kit jobs (`eval`, `rewrite`: generation
+only) on one GPU where the driver runs (`kit_job`, `kit_jobs`): the route `scale_up.loading` chooses (vLLM in
+bf16, or the kit's model in bf16 with transformers' engine), at the `gpu` profile's settings in PPO's episode
+shape; by default they run on the replicas instead (`"serve": true`).
 """
 
 from __future__ import annotations
@@ -122,6 +124,29 @@ def plan(cfg, arch: Arch, gpu_gb: float) -> dict:
     }
     out["fits"] = max(out["actor_train_gb"], out["critic_train_gb"], out["rollout_gb"]) <= gpu_gb
     return out
+
+
+def sft_plan(sft: dict, arch: Arch, gpu_gb: float) -> dict:
+    """Per-GPU gigabytes of the self-rewrite's SFT job (configs/rsi_sft.yaml as plain YAML: verl's SFT trainer,
+    its own process, so no critic and no vLLM beside it): the LoRA actor's states as in `plan`, and one
+    micro-batch of `data.max_token_len_per_gpu` tokens with its logits, which verl 0.9.1's SFT trainer always
+    materialises (it passes the engine no `use_fused_kernels`, sft_trainer.py's meta_info)."""
+    W = sft["trainer"]["nnodes"] * sft["trainer"]["n_gpus_per_node"]
+    rank = sft["model"]["lora_rank"]
+    base = arch.params() * BYTES[str(sft["engine"]["model_dtype"])] / W
+    states = base + (16 * arch.lora_params(rank) if rank > 0 else 14 * arch.params()) / W
+    tokens = sft["data"]["max_token_len_per_gpu"]
+    act = activation_terms(tokens, arch, logits=True)
+    total = states / GB + sum(act.values())
+    return {"gpus": W, "tokens_per_gpu": tokens, "states_gb": states / GB, "activation_terms": act,
+            "total_gb": total, "fits": total <= gpu_gb}
+
+
+def describe_sft(p: dict, gpu_gb: float) -> str:
+    a = p["activation_terms"]
+    return (f"  self-rewrite SFT:       {p['total_gb']:.1f} GB (states {p['states_gb']:.1f}, layer inputs "
+            f"{a['layer_inputs']:.1f}, working {a['working']:.1f}, gathered {a['gathered']:.1f}, logits "
+            f"{a['logits']:.1f} at {p['tokens_per_gpu']:,} tokens a GPU): {'fits' if p['fits'] else 'does NOT fit'}")
 
 
 # ---------------------------------------------------------------- the cycle's kit jobs on one GPU
@@ -236,6 +261,7 @@ def describe(p: dict, gpu_gb: float) -> str:
 
 
 def main(argv=None) -> None:
+    import yaml
     from hydra import compose, initialize_config_dir
 
     ap = argparse.ArgumentParser(prog="python -m scale_up.memory")
@@ -249,12 +275,14 @@ def main(argv=None) -> None:
     with initialize_config_dir(config_dir=str(Path(__file__).parent / "configs"), version_base=None):
         cfg = compose(config_name="rsi_27b", overrides=list(args.overrides))
     rank = at(cfg, "actor_rollout_ref.model.lora_rank")
+    sft_cfg = yaml.safe_load((Path(__file__).parent / "configs" / "rsi_sft.yaml").read_text())
     for gb in args.gpu_gb:
-        p, kit = plan(cfg, arch, gb), kit_jobs(arch, gb, rank)
+        p, kit, sft = plan(cfg, arch, gb), kit_jobs(arch, gb, rank), sft_plan(sft_cfg, arch, gb)
         if args.json:
-            print(json.dumps({"gpu_gb": gb, **p, "kit_jobs": kit, "arch": asdict(arch)}))
+            print(json.dumps({"gpu_gb": gb, **p, "sft": sft, "kit_jobs": kit, "arch": asdict(arch)}))
             continue
         print(describe(p, gb))
+        print(describe_sft(sft, gb))
         print(f"  the kit's jobs (eval, rewrite) over the cluster (\"serve\": true, the default): the replicas "
               f"above, KV cache for {p['kv_cache_tokens_per_replica']:,} tokens each")
         print(f"  the kit's jobs on one {gb:.0f} GB GPU instead (float32 weights alone: "

@@ -76,3 +76,21 @@ def test_the_config_read_without_verl_is_the_composed_one(target_model_dir):
         assert at(raw, verl_path) == at(composed, verl_path), verl_path
     rows = side_by_side(composed)
     assert ("ratio clip low", 0.7) in rows and ("ratio clip high", 6.0) in rows and ("critic-only steps", 4) in rows
+
+
+def test_the_sft_job_is_planned_with_its_logits(target_model_dir):
+    """The self-rewrite's SFT job (configs/rsi_sft.yaml): the LoRA actor alone, and its logits counted, since verl's
+    SFT trainer never asks the engine for fused kernels; a micro-batch of a whole 262,144-token episode over the
+    Ulysses group of 8 is 32,768 tokens a GPU."""
+    import yaml
+
+    from scale_up.memory import GB, Arch, activation_terms, sft_plan
+
+    arch = Arch.from_config(json.loads((Path(target_model_dir) / "config.json").read_text()))
+    sft = yaml.safe_load((CONFIGS / "rsi_sft.yaml").read_text())
+    p = sft_plan(sft, arch, 80)
+    assert p["gpus"] == 32 and p["tokens_per_gpu"] * sft["engine"]["ulysses_sequence_parallel_size"] == 262144
+    assert p["activation_terms"] == activation_terms(32768, arch, logits=True)
+    assert p["activation_terms"]["logits"] == pytest.approx(32768 * arch.vocab * 6 / GB)
+    assert p["states_gb"] == pytest.approx((arch.params() * 2 + 16 * arch.lora_params(64)) / 32 / GB)
+    assert p["fits"] and not sft_plan(sft, arch, 60)["fits"]
