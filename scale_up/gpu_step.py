@@ -9,7 +9,11 @@ memory plan's estimate for the same model and batch (`scale_up.memory`).
 Why not verl's own FSDP workers: the GPU machines lent here are offline with at most 64 MiB of code carried in,
 so vLLM (which verl's rollout needs) cannot travel; this is the largest part of the path that runs without it:
 the kit's `rsi_lite.rpr.update.update` (what verl's trainer replaces, with the same estimator) at the target
-width. Needs torch, transformers and peft (the GPU image has them) and this checkout on PYTHONPATH.
+width. Its critic is a LoRA critic, where the launched config's is full weights (configs/rsi_27b.yaml): a
+full-weight critic's fp32 states for even 4 layers at this width (~3 B parameters with the embeddings, 16 bytes
+each) would not fit one GPU beside the actor, which is what FSDP over 32 GPUs is for; the critic's own memory on
+the cluster is `scale_up.memory`'s estimate, not this script's. Needs torch, transformers and peft (the GPU image
+has them) and this checkout on PYTHONPATH.
 Not run yet: no GPU has been lent to the sessions that wrote it.
 """
 
