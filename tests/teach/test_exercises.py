@@ -11,14 +11,13 @@ import torch
 from rsi_lite.teach.exercises import (
     check_action_logprobs,
     check_clipped_loss,
-    check_fsdp_states,
-    check_kv_tokens,
     check_masked_nll,
     check_predictions,
     check_rewards,
     check_selection,
     check_verdict,
 )
+from rsi_lite.teach.scale import check_fsdp_states, check_kv_tokens
 
 
 def stub(*args):
