@@ -19,8 +19,10 @@ if TYPE_CHECKING:
     from .config import RPRConfig
 
 def schedule(cfg: "RPRConfig") -> list[tuple[str, int]]:
-    """The stage's steps in order: ('warmup', i), ('calibration', i), ('joint', i)."""
-    n_warm = max(1, -(-cfg.warmup_tasks // cfg.batch_tasks)) if cfg.warmup_tasks else 0
+    """The stage's steps in order: ('warmup', i), ('calibration', i), ('joint', i). A stage that inherits its
+    critic (`critic_from`) has no warm-up: the paper warms a fresh critic up once, on the RSR-1 actor, and RPR-2
+    inherits it and starts with the critic-only calibration steps (as scale_up's verl cycle does)."""
+    n_warm = max(1, -(-cfg.warmup_tasks // cfg.batch_tasks)) if cfg.warmup_tasks and not cfg.critic_from else 0
     return ([("warmup", i) for i in range(n_warm)] + [("calibration", i) for i in range(cfg.calibration_steps)]
             + [("joint", i) for i in range(cfg.steps)])
 

@@ -2,7 +2,7 @@
 
 One loop that reads top to bottom (CleanRL's order):
 
-    warm-up       one pass over the warm-up tasks, actor frozen: the critic learns values
+    warm-up       (a fresh critic only) one pass over the warm-up tasks, actor frozen: the critic learns values
     calibration   `calibration_steps` critic-only steps on training batches
     joint         `steps` PPO updates of actor and critic together
     each step:    B tasks, one rollout each (plain harness) -> reward (S | FDR | SPR)

@@ -153,6 +153,9 @@ def test_optimizer_states_load_from_the_ranks_own_file_only(tmp_path):
 def test_schedule_is_warmup_then_calibration_then_joint():
     s = schedule(RPRConfig(warmup_tasks=5, batch_tasks=2, calibration_steps=4, steps=2))
     assert [p for p, _ in s] == ["warmup"] * 3 + ["calibration"] * 4 + ["joint"] * 2
+    # an inherited critic (RPR-2's, the reward-FDR control's) is not warmed up again: calibration, then joint
+    s = schedule(RPRConfig(warmup_tasks=5, batch_tasks=2, calibration_steps=4, steps=2, critic_from="rpr-1/critic"))
+    assert [p for p, _ in s] == ["calibration"] * 4 + ["joint"] * 2
 
 
 def test_rpr_stage_end_to_end_and_resumable(tmp_path, bwrap_ok):
