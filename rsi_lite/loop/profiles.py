@@ -128,8 +128,8 @@ def profile(name: str) -> Profile:
         import os
 
         model = os.environ.get("RSI_LITE_GPU_MODEL", "")
-        rsr = RSRConfig(pool_size=1000, discovery_samples=2, resolves_per_runbook=4,
-                        rollout=RolloutConfig(max_turns=6, max_new_tokens=256, batch_size=64))
+        rsr = RSRConfig(pool_size=1000, discovery_samples=2, resolves_per_runbook=4, planner_transcript_chars=16000,
+                        planner_tokens=1024, rollout=RolloutConfig(max_turns=6, max_new_tokens=256, batch_size=64))
         rpr = RPRConfig(pool_size=1000, warmup_tasks=64, steps=20, batch_tasks=32, minibatch=8,
                         rollout=RolloutConfig(harness="plain", temperature=1.0, max_turns=6, max_new_tokens=256,
                                               batch_size=64))

@@ -43,6 +43,12 @@ class RSRConfig:
     """'model' (the actor writes runbooks), 'extractive' (derived from the trajectory) or 'both'."""
     runbooks_per_success: int = 4
     """K: model-planner samples per source (the extractive planner writes one)."""
+    planner_transcript_chars: int = 1200
+    """How much of a source episode the model planner reads (`runbook.transcript`): the first N characters of its
+    commands and the starts of their outputs. A 6-turn mini task fits in 1,200; the paper's 64-turn episodes need
+    more (the `gpu` profile's)."""
+    planner_tokens: int = 160
+    """The model planner's reply, in tokens: a runbook of a few short milestones, checks and pitfalls."""
     model_reviewer: bool = False
     """Also ask the actor to approve each runbook the deterministic gates passed."""
     resolves_per_runbook: int = 4

@@ -86,13 +86,14 @@ def parse_runbook(text: str):
 
 # ---------------------------------------------------------------- extractive planner
 
-def _steps(messages: list[dict]) -> list[tuple[str, str]]:
-    """(command, what the terminal answered) for each action that ran a command."""
+def _steps(messages: list[dict], action_format: str = "bash") -> list[tuple[str, str]]:
+    """(command, what the terminal answered) for each action that ran a command, its actions read in their
+    `action_format` (the trajectory's: bash blocks, or Terminus 2's JSON)."""
     out = []
     for i, m in enumerate(messages):
         if m["kind"] != "action":
             continue
-        act = parse_action(m["content"], "bash")
+        act = parse_action(m["content"], action_format)
         if act.error or not act.commands:
             continue
         obs = next((n["content"] for n in messages[i + 1:i + 2] if n["kind"] == "observation"), "")
@@ -127,9 +128,10 @@ def _changes(command: str, tools: list[str]) -> bool:
     return any(t not in INSPECT for t in tools) or ">" in command
 
 
-def extractive_runbook(instruction: str, messages: list[dict]) -> dict | None:
-    """Derive a runbook from a stripped successful trajectory; None if it ran no changing command."""
-    steps = _steps(messages)
+def extractive_runbook(instruction: str, messages: list[dict], action_format: str = "bash") -> dict | None:
+    """Derive a runbook from a stripped successful trajectory whose actions are in `action_format`; None if it ran
+    no changing command."""
+    steps = _steps(messages, action_format)
     milestones, last_change, pitfalls = [], -1, []
     for i, (cmd, obs) in enumerate(steps):
         tools, files = _tools(cmd), _files(cmd, instruction)
@@ -172,27 +174,34 @@ Write a runbook for solving this task again: a JSON object with "milestones" (th
 Reply with the JSON object only."""
 
 
-def transcript(messages: list[dict], limit: int = 1200) -> str:
+def transcript(messages: list[dict], limit: int = 1200, action_format: str = "bash") -> str:
+    """The planner's view of an episode: each action, then the start of what the terminal answered, cut at `limit`
+    characters. A JSON action (Terminus 2) shows as the commands it typed, so its fields do not fill the limit."""
     lines = []
     for m in messages:
         if m["kind"] == "action":
-            lines.append(f"$ {m['content'].strip()}")
+            act = parse_action(m["content"], action_format) if action_format != "bash" else None
+            shown = "\n".join(c.keystrokes.strip() for c in act.commands) if act and act.commands else m["content"]
+            lines.append(f"$ {shown.strip()}")
         elif m["kind"] == "observation":
             lines.append(m["content"].strip()[:300])
     return "\n".join(lines)[:limit]
 
 
 def model_runbooks(policy, items: list[tuple[str, list[dict]]], k: int = 4, *, max_new_tokens: int = 160,
-                   temperature: float = 0.8, seed: int = 0, backend: str = "auto") -> list[list[tuple[dict | None, str]]]:
+                   temperature: float = 0.8, seed: int = 0, backend: str = "auto", transcript_chars: int = 1200,
+                   action_format: str = "bash") -> list[list[tuple[dict | None, str]]]:
     """For each (instruction, messages): k sampled replies, each as (runbook or None, raw reply); `backend` the
-    generation backend (`policy.gen.dispatch`), the stage's rollout's."""
+    generation backend (`policy.gen.dispatch`), the stage's rollout's; the episode shown as `transcript` shows
+    it (`transcript_chars`, `action_format`)."""
     from ..policy.gen.dispatch import complete
 
     tok = policy.tokenizer
     prompts = []
     for instruction, messages in items:
         chat = [{"role": "user", "content": PLANNER_PROMPT.format(instruction=instruction.strip(),
-                                                                  transcript=transcript(messages))}]
+                                                                  transcript=transcript(messages, transcript_chars,
+                                                                                        action_format))}]
         ids = tok.apply_chat_template(chat, add_generation_prompt=True, tokenize=True)
         ids = ids["input_ids"] if isinstance(ids, dict) or hasattr(ids, "keys") else ids
         prompts += [list(ids)] * k

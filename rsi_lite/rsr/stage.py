@@ -88,7 +88,9 @@ def plan(policy, sources: list[Trajectory], cfg: RSRConfig) -> tuple[list[dict],
     if cfg.planner in ("model", "both") and sources:
         model_books = model_runbooks(policy, [(_instruction(t.task_path), s) for t, s in zip(sources, stripped)],
                                      k=cfg.runbooks_per_success, seed=cfg.rollout.seed,
-                                     backend=cfg.rollout.generation_backend)
+                                     backend=cfg.rollout.generation_backend, max_new_tokens=cfg.planner_tokens,
+                                     transcript_chars=cfg.planner_transcript_chars,
+                                     action_format=cfg.rollout.action_format)
     for i, (t, msgs) in enumerate(zip(sources, stripped)):
         seen = set()
 
@@ -105,7 +107,7 @@ def plan(policy, sources: list[Trajectory], cfg: RSRConfig) -> tuple[list[dict],
                 valid += 1
                 add(book, "model", raw)
         if cfg.planner in ("extractive", "both"):
-            book = extractive_runbook(_instruction(t.task_path), msgs)
+            book = extractive_runbook(_instruction(t.task_path), msgs, t.action_format)
             if book is not None:
                 add(book, "extractive")
     return rows, {"sampled": sampled, "valid": valid, "pass_rate": valid / sampled if sampled else None}

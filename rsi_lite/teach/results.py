@@ -9,8 +9,7 @@ Reads the run through `rsi_lite.report.write.build` (the report's own reader, so
     stages.csv             seed, stage, kind (stage | control), retained, suite, success, runs, process_reward
     ppo_curves.csv         seed, stage, step, phase and the report's per-step PPO metrics (`CURVE_KEYS`)
     critic_ev.csv          seed, step, inherited, reset: RPR-2's explained variance before each update with the
-                           critic it inherited, and with a fresh one (the `--critic reset` control); step 0 is
-                           each one's first calibration step (the fresh critic's warm-up is at negative steps)
+                           critic it inherited, and with a fresh one (the `--critic reset` control)
     direct_ppo_probes.csv  seed, before_step, episodes, successes, pool_success, tasks, tasks_solved, tasks_learnable:
                            the pool probes of PPO straight from Base (the `--control direct-ppo` branch)
     funnel.json            the self-rewrite funnel per seed and cycle
@@ -68,21 +67,13 @@ def curves_csv(rep: dict) -> str | None:
     return _csv(["seed", "stage", *CURVE_KEYS], rows) if rows else None
 
 
-def _from_calibration(curve: dict) -> dict:
-    """{step counted from the stage's first critic-only calibration step (a fresh critic's warm-up steps before it
-    are negative): explained variance before that update}. The inherited critic starts at its calibration, a
-    fresh one is warmed up first (`rpr.batches.schedule`), so step 0 is the first update both make on training
-    batches."""
-    first = next((i for i, ph in enumerate(curve["phase"]) if ph != "warmup"), 0)
-    return {i - first: ev for i, ev in enumerate(curve["losses/explained_variance_before"])}
-
-
 def critic_ev_csv(rep: dict) -> str | None:
     rows = []
     for seed, stages in rep["curves"].items():
         if "rpr-2" not in stages or RESET not in stages:
             continue
-        ev = {name: _from_calibration(stages[name]) for name in ("rpr-2", RESET)}
+        ev = {name: dict(zip(stages[name]["step"], stages[name]["losses/explained_variance_before"]))
+              for name in ("rpr-2", RESET)}
         for step in sorted(set(ev["rpr-2"]) | set(ev[RESET])):
             rows.append([seed, step, ev["rpr-2"].get(step), ev[RESET].get(step)])
     return _csv(["seed", "step", "inherited", "reset"], rows) if rows else None

@@ -116,6 +116,27 @@ def test_extractive_runbook_names_tools_files_checks_and_pitfalls():
     assert book["milestones"] == ["Use `sed` on /app/notes.txt"]
 
 
+def test_the_planners_read_json_actions_as_commands():
+    """Episodes in Terminus 2's JSON format (scale_up's rewrite job samples them): the extractive planner finds
+    their commands, and the model planner's transcript shows the commands typed, not the JSON around them."""
+    from rsi_lite.rsr.runbook import transcript
+
+    def act(*commands):
+        return _m("action", json.dumps({"analysis": "a long analysis " * 20, "plan": "p",
+                                        "commands": [{"keystrokes": c + "\n", "duration": 1} for c in commands],
+                                        "task_complete": False}))
+
+    instruction = "Copy the file /app/a.txt to /app/b.txt."
+    msgs = [_m("instruction", instruction), act("cp /app/a.txt /app/b.txt"), _m("observation", "(no output)"),
+            act("cat /app/b.txt"), _m("observation", "hello")]
+    assert extractive_runbook(instruction, msgs) is None  # read as bash blocks: no command at all
+    book = extractive_runbook(instruction, msgs, "json")
+    assert book["milestones"] == ["Use `cp` on /app/a.txt, /app/b.txt"]
+    shown = transcript(msgs, action_format="json")
+    assert shown.splitlines()[:2] == ["$ cp /app/a.txt /app/b.txt", "(no output)"] and "analysis" not in shown
+    assert transcript(msgs).startswith('$ {"analysis"')  # the bash view of the same episode: the raw reply
+
+
 # ---------------------------------------------------------------- cleaning
 
 def test_cleaning_drops_guidance_control_and_refused_actions_and_keeps_ids(tok):
