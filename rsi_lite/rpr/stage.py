@@ -256,7 +256,15 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
     if not tasks:
         raise ValueError(f"{d / 'config.json'}: pool_difficulty / pool_families leave no task of the pool")
     divisors = family_divisors(family_check_counts(tasks))  # D_f per family, for FDR and SPR
-    n_steps = len(schedule(cfg))
+    plan = schedule(cfg)
+    for s in stage.finished("step"):  # a resume under another schedule would mislabel every later step
+        got = s.read("metrics.json").get("phase")
+        if s.number < len(plan) and got != plan[s.number][0]:
+            raise ValueError(f"{s.path / 'metrics.json'}: phase {got!r}, where this stage's schedule has "
+                             f"{plan[s.number][0]!r} (a stage started by code whose schedule differed: an "
+                             "inherited critic was warmed up again before 2026-12-06); finish it with the code "
+                             "that started it, or remove the stage's directory to run it afresh")
+    n_steps = len(plan)
     events = sorted([(k, 0) for k in probe_points(cfg)] + [(k, 1) for k in range(n_steps)])
     state = {"policy": None, "optims": None}
     t_stage = time.monotonic()

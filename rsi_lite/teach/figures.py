@@ -21,7 +21,7 @@ PHASES = [
     ("RPR-1", "Recursive Policy Refinement", ["critic warm-up (actor frozen)", "critic-only steps (paper 4, kit 1)",
                                               "joint PPO: TB-GAE, SPR,", "ratio clip [0.7, 6.0]"]),
     ("RSR-2", "Self-Rewrite again", ["the same, by RPR-1's actor", "(the critic is left alone)"]),
-    ("RPR-2", "Refinement again", ["the same, with RPR-1's critic", "and a 5x lower actor rate"]),
+    ("RPR-2", "Refinement again", ["RPR-1's critic (no warm-up)", "critic-only steps, then joint", "a 5x lower actor rate"]),
 ]
 """(name, what it is, what it does, one line each): the loop of DESIGN.md and the paper's five retained checkpoints."""
 

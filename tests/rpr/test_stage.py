@@ -158,6 +158,24 @@ def test_schedule_is_warmup_then_calibration_then_joint():
     assert [p for p, _ in s] == ["calibration"] * 4 + ["joint"] * 2
 
 
+def test_a_stage_resumed_under_another_schedule_is_refused(tmp_path):
+    """An RPR-2 stage that inherited its critic and was started while such a stage still had a warm-up: its
+    step-000 is a warm-up step where the schedule now has calibration. Resuming it would count every later step
+    as the next phase (one joint update fewer, probes moved): refused, naming the file, before any model loads."""
+    pool = tmp_path / "pool"
+    shutil.copytree(TASKS / "core" / "core-000-file_ops-easy", pool / "core-000-file_ops-easy")
+    cfg = RPRConfig(pool=str(pool), warmup_tasks=2, batch_tasks=2, calibration_steps=1, steps=1,
+                    critic_from=str(tmp_path / "rpr-1" / "critic"))
+    d = tmp_path / "run" / "rpr-2"
+    (d / "step-000").mkdir(parents=True)
+    (d / "config.json").write_text(json.dumps(cfg.to_dict()))
+    (d / "step-000" / "metrics.json").write_text(json.dumps({"step": 0, "phase": "warmup"}))
+    (d / "step-000" / "DONE").write_text("")
+    with pytest.raises(ValueError, match=r"step-000/metrics.json: phase 'warmup', where this stage's schedule "
+                                         r"has 'calibration'"):
+        run_rpr(tmp_path / "run", 2)
+
+
 def test_rpr_stage_end_to_end_and_resumable(tmp_path, bwrap_ok):
     pool = tmp_path / "pool"
     for name in ("core-000-file_ops-easy", "core-005-text_processing-easy"):
