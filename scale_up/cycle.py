@@ -15,8 +15,9 @@ unfinished one again from its start: verl's own `trainer.resume_mode: auto` then
                      evaluation settings, the `gpu` profile's suites, k and temperature) -> RUN/eval-base/
            floor     the evaluated tasks' verifiers on untouched workspaces (`loop.phases.run_floor`) -> eval-floor/
     RSR-N  rewrite   the kit's self-rewrite up to rsr-N/dataset.jsonl (`run_rsr(until="dataset")`, the `gpu`
-                     profile's settings, the kit's environment; the policy served by vLLM or held in bf16 on the
-                     GPU, `scale_up.loading`) from the checkpoint retained before it
+                     profile's settings in PPO's episode shape, the kit's environment; the policy served by verl's
+                     vLLM replicas over the cluster, `serve`, or on one GPU, `scale_up.loading`) from the
+                     checkpoint retained before it
            sft       verl's SFT trainer on it (configs/rsi_sft.yaml, `KitSFTDataset`)    -> RUN/verl/rsr-N/
            merge     verl's model merger on the newest step's actor                     -> RUN/verl/rsr-N/merged/
            export    the adapter into rsr-N/checkpoint/, verl's SFT metrics into rsr-N/sft.json
@@ -56,6 +57,7 @@ from rsi_lite.records import read_json, write_json_atomic
 from rsi_lite.rundir import StageDir, rpr_dir, rsr_dir
 
 from .export import export_rpr, export_rsr
+from .settings import SERVE
 
 REPO = Path(__file__).resolve().parents[1]
 PHASES = ("base", "rsr-1", "rpr-1", "rsr-2", "rpr-2")
@@ -98,7 +100,7 @@ class CycleConfig:
     gpus_per_node: int = 8
     overrides: list = field(default_factory=list)
     """Further Hydra overrides for every verl PPO job."""
-    serve: bool = True
+    serve: bool = SERVE
     """The kit's generation jobs (`rewrite`: discovery, re-solves, planner, reviewer; `evaluate`) on verl's
     standalone vLLM replicas over all `nnodes` x `gpus_per_node` GPUs (`scale_up.serve`, started and stopped by
     the job: `kit_jobs.serving`), the default: their episodes have PPO's shape (`settings.episode_fields`), and
@@ -189,25 +191,31 @@ from the primary config, so a file that included rsi_27b could not be composed
 
 def warmup_overrides(cfg: CycleConfig) -> list[str]:
     """`WARMUP_OVERRIDES` and the warm-up's batch: all its task rows in one step where they are fewer than a PPO
-    step's (`data.train_batch_size`, 256; the gpu profile sets 64 rows aside), else steps of that size. verl's v1
-    trainer reads its rows through a drop-last dataloader and counts `rows // train_batch_size` steps an epoch
-    (trainer_base.py), so at 256 a warm-up of 64 rows would run no step at all and RPR-1 would inherit an
-    untrained critic; beyond 256, fewer than 256 rows go unused. The actor's and critic's mini-batches follow the
-    batch (verl requires them no larger)."""
+    step's (`data.train_batch_size`, 256; the gpu profile sets 64 rows aside), else steps of that size; the critic
+    trained on it as the kit's warm-up trains (`RPRConfig.minibatch` rows a mini-batch, `warmup_epochs` passes).
+    verl's v1 trainer counts `rows // train_batch_size` steps an epoch (trainer_base.py) and divides by that count
+    before its first step, so at 256 a warm-up of 64 rows stopped with a ZeroDivisionError and RPR-1 never got a
+    critic to inherit; beyond 256, fewer than 256 rows go unused. The rows are those the `tasks` job wrote
+    (RUN/tasks/tasks.json) once it has run, else the configured count. Applied after `cfg.overrides`, which
+    cannot undo them."""
     from rsi_lite.loop.profiles import profile
 
     from .settings import read_config
 
-    rows = cfg.warmup_tasks or profile("gpu").rpr.warmup_tasks
+    rpr = profile("gpu").rpr
+    tasks_json = Path(cfg.run) / "tasks" / "tasks.json"
+    written = read_json(tasks_json) if tasks_json.is_file() else {}
+    rows = written.get("warmup", {}).get("rows") or cfg.warmup_tasks or rpr.warmup_tasks
     b = min(rows, read_config()["data"]["train_batch_size"])
     return [*WARMUP_OVERRIDES, f"data.train_batch_size={b}", f"actor_rollout_ref.actor.ppo_mini_batch_size={b}",
-            f"critic.ppo_mini_batch_size={b}"]
+            f"critic.ppo_mini_batch_size={min(b, rpr.minibatch)}", f"critic.ppo_epochs={rpr.warmup_epochs}"]
 
 
-def _verl_ppo(cfg: CycleConfig, config_name: str, experiment: str, overrides: list[str]) -> list[str]:
+def _verl_ppo(cfg: CycleConfig, config_name: str, experiment: str, overrides: list[str],
+              last: list[str] = ()) -> list[str]:
     common = [f"--config-name={config_name}", f"trainer.experiment_name={experiment}",
               f"actor_rollout_ref.model.path={cfg.model}", f"data.val_files={cfg.val_files}", *overrides,
-              *cfg.overrides]
+              *cfg.overrides, *last]
     if cfg.launcher == "slurm":  # the job script sets the nodes, the GPUs and default_local_dir from RUN
         return ["sbatch", "--wait", f"--nodes={cfg.nnodes}", str(REPO / "scale_up/jobs/slurm.sbatch"), *common]
     return [cfg.verl_python, "-m", "scale_up.main", *common, f"trainer.nnodes={cfg.nnodes}",
@@ -267,7 +275,8 @@ def rpr_jobs(cfg: CycleConfig, cycle: int, incoming: tuple[str, str]) -> list[Jo
     if cycle == 1:
         warm = f"{run}/verl/rpr-1-warmup"
         jobs.append(Job(phase, "warmup", _verl_ppo(cfg, "rsi_27b", "rpr-1-warmup",
-                                                   [*actor, f"data.train_files={cfg.warmup_files}", *warmup_overrides(cfg)]),
+                                                   [*actor, f"data.train_files={cfg.warmup_files}"],
+                                                   warmup_overrides(cfg)),
                         "cluster", warm))
         critic = warm
     else:
@@ -298,8 +307,8 @@ def plan_jobs(cfg: CycleConfig) -> list[Job]:
 
 def eval_settings(cfg: CycleConfig) -> dict:
     """The evaluation every phase gets: the `gpu` profile's `EvalConfig`, its episodes shaped as PPO's
-    (`settings.episode_fields`: configs/rsi_27b.yaml's `rsi` section), with `cfg.eval`'s fields over it (an
-    unknown field is an error naming it), as a dict for run.json."""
+    (`settings.episode_fields`: configs/rsi_27b.yaml's `rsi` section and `cfg.overrides`' rsi.* entries), with
+    `cfg.eval`'s fields over it (an unknown field is an error naming it), as a dict for run.json."""
     from rsi_lite.loop.profiles import EvalConfig, profile
 
     from .settings import episode_fields
@@ -308,7 +317,8 @@ def eval_settings(cfg: CycleConfig) -> dict:
     if unknown := sorted(set(cfg.eval) - set(base)):
         raise ValueError(f"CycleConfig.eval: {', '.join(unknown)} are not EvalConfig fields ({', '.join(base)})")
     try:
-        ev = EvalConfig.from_dict({**base, **cfg.eval, "rollout": {**base["rollout"], **episode_fields(),
+        shape = episode_fields(overrides=cfg.overrides)
+        ev = EvalConfig.from_dict({**base, **cfg.eval, "rollout": {**base["rollout"], **shape,
                                                                   **cfg.eval.get("rollout", {})}})
     except (TypeError, ValueError) as e:
         raise ValueError(f"CycleConfig.eval: {e}") from None
@@ -366,8 +376,11 @@ def run_local(job: Job, cfg: CycleConfig) -> None:
 
 
 def _first_start(run: Path, cfg: CycleConfig) -> CycleConfig:
-    """cycle.json and run.json: written at the first start (the evaluation settings fixed in run.json, as the
-    CPU loop fixes its profile), read back on a resume (run.json written then if a kill came between the two)."""
+    """cycle.json and run.json: written at the first start (the evaluation settings and the episode's shape fixed
+    in run.json, as the CPU loop fixes its profile), read back on a resume (run.json written then if a kill came
+    between the two)."""
+    from .settings import episode_fields
+
     saved = run / "cycle.json"
     if saved.is_file():
         cfg = CycleConfig.read(saved)
@@ -379,6 +392,7 @@ def _first_start(run: Path, cfg: CycleConfig) -> CycleConfig:
         if not saved.is_file():
             write_json_atomic(saved, asdict(cfg))
         write_json_atomic(run / "run.json", {"profile": {"name": "verl-27b", "model": cfg.model, "eval": ev,
+                                                         "episode": episode_fields(overrides=cfg.overrides),
                                                          "cycle": asdict(cfg)},
                                              "seeds": [0], "controls": [], "cycles": 2})
     return cfg
@@ -446,11 +460,14 @@ def main(argv=None) -> None:
     ap.add_argument("--launcher", choices=["local", "slurm"], default="local")
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--nnodes", type=int, default=4)
+    ap.add_argument("--serve", action=argparse.BooleanOptionalAction, default=True,
+                    help="the kit's eval and rewrite jobs on verl's vLLM replicas over the cluster (the default); "
+                         "--no-serve: on the driver node's one GPU, for a shorter rsi.context_budget")
     ap.add_argument("--dry-run", action="store_true", help="print the jobs, run nothing")
     ap.add_argument("overrides", nargs="*", help="Hydra overrides for every verl PPO job")
     a = ap.parse_args(args)
     cfg = CycleConfig(run=a.run, model=a.model, launcher=a.launcher, steps=a.steps, nnodes=a.nnodes,
-                      overrides=list(a.overrides))
+                      serve=a.serve, overrides=list(a.overrides))
     if a.dry_run:
         for job in plan_jobs(cfg):
             print(job.describe())

@@ -30,9 +30,11 @@ def serving(run: str, init: str, model: str, where: Path, *, timeout: float = 36
     import subprocess
     import time
 
+    from .settings import SERVE
+
     cycle = Path(run) / "cycle.json"
     saved = read_json(cycle) if cycle.is_file() else {}
-    if argv is None and not saved.get("serve"):
+    if argv is None and not saved.get("serve", SERVE):  # absent: CycleConfig's default
         yield None
         return
     cwd = None
@@ -69,20 +71,19 @@ def serving(run: str, init: str, model: str, where: Path, *, timeout: float = 36
 
 
 def rewrite(run: str, cycle: int, init: str, model: str) -> None:
-    """RSR-N up to its dataset, with the `gpu` profile's self-rewrite settings and PPO's episode shape
-    (`settings.episode_fields`), in the kit's environment: generation only, so on a GPU the policy is served by
-    vLLM or held in bf16 (`scale_up.loading`), and the stage's config records the precision, the backend and the
-    episodes at once it ran with."""
+    """RSR-N up to its dataset, with the `gpu` profile's self-rewrite settings and PPO's episode shape (run.json's
+    `profile.episode`, `episode_shape`), in the kit's environment: generation only, so on a GPU the policy is
+    served by vLLM or held in bf16 (`scale_up.loading`), and the stage's config records the precision, the
+    backend and the episodes at once it ran with."""
     from rsi_lite.loop.profiles import profile
     from rsi_lite.rsr.stage import run_rsr
     from rsi_lite.tasks.suites import ensure_pool
 
     from .loading import plan_job
-    from .settings import episode_fields
 
     cfg = profile("gpu").rsr
     cfg.init, cfg.model, cfg.pool = init, model, str(ensure_pool(Path(run), profile("gpu").pool_size))
-    cfg.rollout = replace(cfg.rollout, **episode_fields())  # PPO's episode shape: SFT teaches what PPO samples
+    cfg.rollout = replace(cfg.rollout, **episode_shape(run))  # PPO's: SFT teaches the format PPO samples
     d = rsr_dir(run, cycle).path
     done = (d / "dataset.jsonl").is_file()  # a resumed rewrite with its dataset written generates nothing more
     with nullcontext() if done else serving(run, init, model, d / "serve") as servers:
@@ -103,6 +104,17 @@ def finish(run: str, cycle: int) -> None:
         raise FileNotFoundError(f"{stage / 'checkpoint' / 'adapter_config.json'}: missing; the export job writes it "
                                 "from verl's SFT run (the finish job trains nothing)")
     run_rsr(Path(run), cycle)
+
+
+def episode_shape(run: str | Path) -> dict:
+    """The episode's shape a run's generation jobs share with its PPO (`settings.episode_fields`), fixed in its
+    run.json at the first start (`profile.episode`); missing is an error naming the file and the field."""
+    path = Path(run) / "run.json"
+    shape = read_json(path).get("profile", {}).get("episode")
+    if not shape:
+        raise ValueError(f"{path}: profile.episode missing (run.json of a cycle is written by scale_up.cycle's first "
+                         "start)")
+    return shape
 
 
 def run_settings(run: str | Path):

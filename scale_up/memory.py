@@ -133,8 +133,10 @@ def sft_plan(sft: dict, arch: Arch, gpu_gb: float) -> dict:
     materialises (it passes the engine no `use_fused_kernels`, sft_trainer.py's meta_info)."""
     W = sft["trainer"]["nnodes"] * sft["trainer"]["n_gpus_per_node"]
     rank = sft["model"]["lora_rank"]
-    base = arch.params() * BYTES[str(sft["engine"]["model_dtype"])] / W
-    states = base + (16 * arch.lora_params(rank) if rank > 0 else 14 * arch.params()) / W
+    if rank > 0:  # the frozen base at its dtype, the adapters with fp32 master, gradient and Adam's two moments
+        states = (arch.params() * BYTES[str(sft["engine"]["model_dtype"])] + 16 * arch.lora_params(rank)) / W
+    else:  # full weights: 16 bytes a parameter, as `plan` counts them
+        states = 16 * arch.params() / W
     tokens = sft["data"]["max_token_len_per_gpu"]
     act = activation_terms(tokens, arch, logits=True)
     total = states / GB + sum(act.values())
@@ -209,7 +211,8 @@ def hf_max_batch(arch: Arch, dtype: str, *, adapter_rank: int, context_budget: i
 
 KIT_MIN_MODEL_LEN = 8192
 """The shortest `max_model_len` a kit job's vLLM engine gets: the rewrite's runbook planner and reviewer prompt with
-a task's instruction and a transcript (`rsr.runbook.transcript`, cut at 1,200 characters), which the rollout's
+a task's instruction and a transcript (`rsr.runbook.transcript`, cut at the gpu profile's 16,000 characters,
+about 5,000 tokens) and a reply of up to 1,024 tokens (`RSRConfig.planner_tokens`), which the rollout's
 `context_budget` does not bound; vLLM refuses a prompt longer than its `max_model_len`."""
 
 

@@ -45,6 +45,10 @@ def read_config(path: str | Path = CONFIGS / "rsi_27b.yaml") -> dict:
     return cfg
 
 
+SERVE = True
+"""Whether the kit's generation jobs run on verl's vLLM replicas over the cluster by default (`CycleConfig.serve`;
+`kit_jobs.serving` reads a cycle.json without the field the same way)."""
+
 EPISODE_FIELDS = ("action_format", "max_turns", "max_new_tokens", "context_budget", "observation_chars",
                   "command_timeout")
 """The episode's shape, which every generation job of a 27B cycle takes from the config's `rsi` section, the one
@@ -54,10 +58,17 @@ measure (SFT on bash actions would teach a format PPO never samples). The harnes
 the episodes at once stay each job's own."""
 
 
-def episode_fields(path: str | Path = CONFIGS / "rsi_27b.yaml") -> dict:
-    """`EPISODE_FIELDS` of the config's `rsi` section, as `RolloutConfig` fields; a missing one is an error naming
-    the file and the field."""
-    rsi = read_config(path).get("rsi") or {}
+def episode_fields(path: str | Path = CONFIGS / "rsi_27b.yaml", overrides=()) -> dict:
+    """`EPISODE_FIELDS` of the config's `rsi` section, as `RolloutConfig` fields, with the `rsi.FIELD=VALUE` ones
+    among Hydra `overrides` over them (those the PPO jobs get too: `CycleConfig.overrides`); a missing field is an
+    error naming the file and the field."""
+    import yaml
+
+    rsi = dict(read_config(path).get("rsi") or {})
+    for o in overrides:
+        key, _, value = o.lstrip("+").partition("=")
+        if key.startswith("rsi.") and key[4:] in EPISODE_FIELDS:
+            rsi[key[4:]] = yaml.safe_load(value)
     if missing := [f for f in EPISODE_FIELDS if f not in rsi]:
         raise ValueError(f"{path}: rsi.{', rsi.'.join(missing)} missing (the episode every generation job shares)")
     return {f: rsi[f] for f in EPISODE_FIELDS}

@@ -60,6 +60,12 @@ def _trainer_class():
     class TBGAETrainer(PPOTrainerSync):
         """`PPOTrainerSync` (colocated rollout and training) with the kit's TB-GAE and critic inheritance."""
 
+        # verl's base trainer reads `self.trainer_mode` to choose between its sync and async machinery (the replay
+        # buffer, one-prompt batch refills, transfer-queue checkpoints: v1/trainer_base.py); the config's
+        # `trainer.v1.trainer_mode` name only picks this class from the registry, so the base must see "sync",
+        # which this class is (with "rsi_tbgae" it built ReplayBufferAsync and a gen_batch_size of 1)
+        trainer_mode = property(lambda self: "sync", lambda self, _name: None)
+
         def _compute_advantage(self, batch, metrics: dict):
             algo = self.config.algorithm
             if algo.adv_estimator != ESTIMATOR:

@@ -68,6 +68,15 @@ def test_the_trainer_and_the_hook_resolve(cfg):
     assert callable(install)
     trainer = install()
     assert get_trainer_cls(cfg.trainer.v1.trainer_mode) is trainer
+    # verl's base reads the mode to pick its sync or async machinery: this sync trainer's base must see "sync"
+    # (as verl's __init__ sets it from the config), and so build the sync replay buffer
+    from verl.trainer.ppo.v1.replay_buffer import ReplayBuffer, ReplayBufferAsync
+
+    t = trainer.__new__(trainer)
+    t.config, t.trainer_mode = cfg, cfg.trainer.v1.trainer_mode
+    assert cfg.trainer.v1.trainer_mode != "sync" and t.trainer_mode == "sync"
+    buffer = t._build_replay_buffer()
+    assert isinstance(buffer, ReplayBuffer) and not isinstance(buffer, ReplayBufferAsync)
 
 
 def _loss_inputs():
@@ -150,17 +159,31 @@ def test_the_critic_warmup_is_its_own_phase_over_the_same_config(cfg, target_mod
     # verl's v1 trainer (trainer_base: a drop_last dataloader, steps_per_epoch = rows // train_batch_size) runs
     # the warm-up's rows as one whole batch: at rsi_27b's 256 it would run no step at all
     assert rows // cfg.data.train_batch_size == 0 and rows // warm.data.train_batch_size == 1
-    assert warm.actor_rollout_ref.actor.ppo_mini_batch_size == warm.critic.ppo_mini_batch_size == rows
+    # the critic trains on them as the kit's warm-up does: mini-batches of RPRConfig.minibatch, warmup_epochs passes
+    rpr = profile("gpu").rpr
+    assert warm.actor_rollout_ref.actor.ppo_mini_batch_size == rows
+    assert (warm.critic.ppo_mini_batch_size, warm.critic.ppo_epochs) == (rpr.minibatch, rpr.warmup_epochs) == (8, 2)
     # a warm-up of any length a run could have never reaches the actor's first update
     assert not [s for s in range(1, 100_000) if warm.trainer.critic_warmup <= s]
     a = OmegaConf.to_container(cfg, resolve=False)
     b = OmegaConf.to_container(warm, resolve=False)
     assert _differences(a, b) == {"data.train_files", "trainer.critic_warmup", "trainer.total_epochs",
                                   "trainer.experiment_name", "data.train_batch_size",
-                                  "actor_rollout_ref.actor.ppo_mini_batch_size", "critic.ppo_mini_batch_size"}
+                                  "actor_rollout_ref.actor.ppo_mini_batch_size", "critic.ppo_mini_batch_size",
+                                  "critic.ppo_epochs"}
     # more rows than a step's: steps of 256, as the PPO phases take them
     more = warmup_overrides(CycleConfig(run=str(tmp_path), model=target_model_dir, warmup_tasks=600))
-    assert "data.train_batch_size=256" in more and "critic.ppo_mini_batch_size=256" in more
+    assert "data.train_batch_size=256" in more
+    # the rows the tasks job wrote, where it has run (a filtered pool can hold fewer than configured)
+    (tmp_path / "tasks").mkdir()
+    (tmp_path / "tasks" / "tasks.json").write_text('{"warmup": {"path": "w.parquet", "rows": 40}}')
+    assert "data.train_batch_size=40" in warmup_overrides(CycleConfig(run=str(tmp_path), model=target_model_dir))
+    # after the user's overrides for every PPO job, which cannot bring the zero-step warm-up back
+    from scale_up.cycle import rpr_jobs
+
+    user = CycleConfig(run=str(tmp_path), model=target_model_dir, overrides=["data.train_batch_size=256"])
+    argv = rpr_jobs(user, 1, ("RSR-1", "base"))[0].argv
+    assert argv.index("data.train_batch_size=40") > argv.index("data.train_batch_size=256")
 
 
 def test_the_sft_config_builds_verls_sft_parts_on_the_kits_dataset(target_model_dir, tmp_path):

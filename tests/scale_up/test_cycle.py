@@ -388,12 +388,14 @@ def test_the_eval_and_floor_jobs_write_what_the_report_reads(tmp_path, model_dir
 
 def test_the_rewrite_job_samples_episodes_shaped_as_ppos(tmp_path, monkeypatch):
     """The `rewrite` job runs the kit's self-rewrite with the `gpu` profile's settings and PPO's episode shape
-    (configs/rsi_27b.yaml's `rsi` section: JSON actions, its turns, tokens and context), so the SFT that follows
-    teaches the format PPO samples; the harness stays the self-rewrite's own."""
+    (configs/rsi_27b.yaml's `rsi` section with the run's rsi.* overrides, fixed in run.json at the first start:
+    JSON actions, its turns, tokens and context), so the SFT that follows teaches the format PPO samples; the
+    harness stays the self-rewrite's own."""
     from contextlib import contextmanager
 
     from rsi_lite.loop.profiles import profile
     from scale_up import kit_jobs
+    from scale_up.cycle import _first_start
     from scale_up.settings import episode_fields
 
     seen = {}
@@ -408,8 +410,15 @@ def test_the_rewrite_job_samples_episodes_shaped_as_ppos(tmp_path, monkeypatch):
     monkeypatch.setattr(kit_jobs, "serving", no_servers)
     monkeypatch.setattr("rsi_lite.tasks.suites.ensure_pool", lambda run, n: run / "pool")
     monkeypatch.setattr("rsi_lite.rsr.stage.run_rsr", run_rsr)
+    cfg = CycleConfig(run=str(tmp_path), model="/models/base", overrides=["rsi.max_turns=32", "data.shuffle=false"])
+    _first_start(tmp_path, cfg)
     kit_jobs.rewrite(str(tmp_path), 1, "base", "/models/base")
-    shape, own = episode_fields(), profile("gpu").rsr.rollout
+    shape, own = {**episode_fields(), "max_turns": 32}, profile("gpu").rsr.rollout
     assert seen["cycle"] == 1 and seen["until"] == "dataset"
     assert {f: getattr(seen["rollout"], f) for f in shape} == shape and shape["action_format"] == "json"
     assert seen["rollout"].harness == own.harness and seen["rollout"].temperature == own.temperature
+    ev = json.loads((tmp_path / "run.json").read_text())["profile"]["eval"]["rollout"]
+    assert ev["max_turns"] == 32 and ev["action_format"] == "json"  # the evaluations share it
+    (tmp_path / "run.json").write_text(json.dumps({"profile": {"eval": {}}}))  # a run.json without it
+    with pytest.raises(ValueError, match=r"run.json: profile.episode missing"):
+        kit_jobs.rewrite(str(tmp_path), 1, "base", "/models/base")

@@ -19,7 +19,8 @@ from scale_up.loading import JobLoading, Loading, choose_loading, plan_job, this
 from scale_up.memory import GB, TARGET, Arch, hf_max_batch, kit_job, kv_bytes_per_token
 
 GPU = RolloutConfig(max_turns=6, max_new_tokens=256, batch_size=64)
-"""The `gpu` profile's evaluation and self-rewrite rollouts (batch 64, the default 2,048-token context)."""
+"""Rollouts at the `gpu` profile's batch (64) with a 2,048-token context: the one-GPU routes' case (`"serve":
+false` with a shorter rsi.context_budget; at the paper's 262,144 tokens neither route holds one sequence)."""
 
 
 @pytest.mark.parametrize("job", ["eval", "rewrite"])

@@ -81,14 +81,16 @@ def test_a_kit_job_starts_the_servers_waits_for_their_list_and_stops_them(tmp_pa
         with kit_jobs.serving(str(tmp_path), "base", "/m", where, argv=[sys.executable, "-c", STAND_IN, str(where),
                                                                           "die"], timeout=60):
             pass
-    # a run whose cycle.json does not ask for servers: none started
-    (tmp_path / "cycle.json").write_text(json.dumps({"run": str(tmp_path), "model": "/m"}))
+    # a run whose cycle.json says no servers: none started
+    (tmp_path / "cycle.json").write_text(json.dumps({"run": str(tmp_path), "model": "/m", "serve": False}))
     with kit_jobs.serving(str(tmp_path), "base", "/m", where) as servers:
         assert servers is None
-    (tmp_path / "cycle.json").write_text(json.dumps({"run": str(tmp_path), "model": "/m", "serve": True}))
-    with pytest.raises(ValueError, match="cycle.json: field.s. verl_python, nnodes, gpus_per_node missing"):
-        with kit_jobs.serving(str(tmp_path), "base", "/m", where):
-            pass
+    # without the field, CycleConfig's default (servers) holds, as CycleConfig.read would read it
+    for saved in ({"run": str(tmp_path), "model": "/m", "serve": True}, {"run": str(tmp_path), "model": "/m"}):
+        (tmp_path / "cycle.json").write_text(json.dumps(saved))
+        with pytest.raises(ValueError, match="cycle.json: field.s. verl_python, nnodes, gpus_per_node missing"):
+            with kit_jobs.serving(str(tmp_path), "base", "/m", where):
+                pass
 
 
 def test_the_remote_route_loads_nothing_here_and_refuses_another_actor():
