@@ -65,9 +65,10 @@ class RPRConfig:
     in every later one (the same episodes each time, `rpr.batches.kind_topup`): the kinds PPO trains on measured
     on enough episodes to show them rise, at the price of those kinds alone. 0: no more than `probe_samples`."""
     warmup_tasks: int = 16
-    """Tasks of the critic warm-up (from the pool: the kit's swr suite is an evaluation suite, never trained on).
-    Set aside from training in every stage; only a fresh critic is warmed up on them (a stage with `critic_from`
-    starts at its calibration steps, `rpr.batches.schedule`)."""
+    """Tasks of the critic warm-up (from the pool: the kit's swr suite is an evaluation suite, never trained on):
+    ceil(warmup_tasks / batch_tasks) warm-up steps, their batches drawn by the batch rule (the uniform rule sets
+    these tasks aside from training, `warmup_split`). Only a fresh critic is warmed up (a stage with
+    `critic_from` starts at its calibration steps, `rpr.batches.schedule`)."""
     warmup_epochs: int = 2
     """Critic passes over the warm-up rollouts."""
     calibration_steps: int = 4
