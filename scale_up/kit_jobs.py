@@ -106,15 +106,22 @@ def finish(run: str, cycle: int) -> None:
     run_rsr(Path(run), cycle)
 
 
+def run_profile(run: str | Path, *required: str) -> tuple[Path, dict]:
+    """(run.json's path, its `profile`), fixed at the cycle's first start; a `required` field it lacks is an error
+    naming the file and the field."""
+    path = Path(run) / "run.json"
+    prof = read_json(path).get("profile", {})
+    for f in required:
+        if f not in prof:
+            raise ValueError(f"{path}: profile.{f} missing (run.json of a cycle is written by scale_up.cycle's "
+                             "first start)")
+    return path, prof
+
+
 def episode_shape(run: str | Path) -> dict:
     """The episode's shape a run's generation jobs share with its PPO (`settings.episode_fields`), fixed in its
-    run.json at the first start (`profile.episode`); missing is an error naming the file and the field."""
-    path = Path(run) / "run.json"
-    shape = read_json(path).get("profile", {}).get("episode")
-    if not shape:
-        raise ValueError(f"{path}: profile.episode missing (run.json of a cycle is written by scale_up.cycle's first "
-                         "start)")
-    return shape
+    run.json at the first start (`profile.episode`)."""
+    return run_profile(run, "episode")[1]["episode"]
 
 
 def run_settings(run: str | Path):
@@ -122,12 +129,7 @@ def run_settings(run: str | Path):
     naming the file and the field."""
     from rsi_lite.loop.profiles import EvalConfig
 
-    path = Path(run) / "run.json"
-    prof = read_json(path).get("profile", {})
-    for f in ("eval", "model"):
-        if f not in prof:
-            raise ValueError(f"{path}: profile.{f} missing (run.json of a cycle is written by scale_up.cycle's "
-                             "first start)")
+    path, prof = run_profile(run, "eval", "model")
     try:
         return EvalConfig.from_dict(prof["eval"]), prof["model"]
     except TypeError as e:
