@@ -102,8 +102,8 @@ def heldout_claims(rep: dict) -> list[dict]:
             rates = [{n: (kinds.get(n, "?"), s / e) for n, (s, e) in r["by_task"].items() if e} for r in (a, b)]
             c = compare(*rates, room=None, resamples=4000)
             d, fell = c["all"], [k for k, r in c["by_kind"].items() if r["high"] < 0]
-            verdict = "holds" if d["low"] > 0 else "not shown (inside the 95% interval)" if d["delta"] > 1e-9 else \
-                "not shown"
+            verdict = "holds" if d["low"] > 0 else "refuted here (a fall beyond the 95% interval)" if d["high"] < 0 \
+                else "not shown (inside the 95% interval)" if d["delta"] > 1e-9 else "not shown"
             out.append({"claim": claim, "verdict": verdict,
                         "figures": start + f"{100 * d['delta']:+.1f} points, 95% interval [{100 * d['low']:+.1f}, "
                                            f"{100 * d['high']:+.1f}] (paired bootstrap over {d['tasks']} tasks); "
@@ -155,8 +155,13 @@ def refinement_sentences(rep: dict) -> list[str]:
         if h is not None:
             learned = h["verdict"] == "holds"
             parts.append(f"on its held-out kinds {h['figures'].split(';')[0]}")
+        drift = _last_turn_drift(rep, phase)
+        if drift:
+            parts.append(drift)
         if g is not None and g[0] < -g[1]:
             verdict = "refinement made the agent worse on `core` beyond the spread"
+        elif h is not None and h["verdict"].startswith("refuted"):
+            verdict = "refinement made the agent worse on fresh instances of the kinds it trained on"
         elif learned or (learned is None and probe_rose):
             verdict = "refinement learned on the kinds it trained on" + (", on fresh instances," if learned else "")
             if g is not None:
@@ -197,6 +202,24 @@ def critic_and_reward_claims(rep: dict) -> list[dict]:
     out.append({"claim": f"Refinement on SPR does better than on FDR (RPR-2 over '{fdr_label}', core; the paper keeps "
                          f"the SPR branch)", "verdict": _verdict(g), "figures": _points(g)})
     return out
+
+
+def _last_turn_drift(rep: dict, phase: str) -> str | None:
+    """A clause when the phase's actor, on its held-out kinds, ends more of its episodes with a reply that ran
+    nothing (the harness could not parse it) than its incoming checkpoint did, beyond two standard errors: the
+    replies after a solved task are credited with the success whatever they say (`report.turns`)."""
+    h = next(iter(rep.get("heldout", {}).values()), {}).get(phase)
+    rows = [r for r in (h or {}).get("rows", []) if r.get("turns")]
+    if len(rows) != 2:
+        return None
+    (a, b), last = (r["turns"] for r in rows), min(len(r["turns"]) for r in rows) - 1
+    x, y = a[last], b[last]
+    n1, n2 = x["actions"], y["actions"]
+    diff, se = rise(round(x["malformed"] * n1), n1, round(y["malformed"] * n2), n2)
+    if diff <= 2 * se:
+        return None
+    return (f"its replies drifted: on the held-out kinds {100 * y['malformed']:.0f}% of its turn-{last + 1} replies "
+            f"ran nothing (no command, no done marker), against {100 * x['malformed']:.0f}% for {rows[0]['stage']}")
 
 
 def rise(s1: int, n1: int, s2: int, n2: int) -> tuple[float, float]:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..loop.phases import STAGES, eval_dir
 from ..rundir import StageDir
+from .turns import turn_health, turns_markdown
 
 
 def heldout_rows(d: Path) -> dict:
@@ -27,14 +28,16 @@ def heldout_rows(d: Path) -> dict:
             doc = e.read("results.json")
             by_kind: dict[str, list[int]] = {}
             by_task: dict[str, list[int]] = {}
-            for t in read_trajectories(e / "trajectories.jsonl"):
+            trajs = read_trajectories(e / "trajectories.jsonl")
+            for t in trajs:
                 won = int(bool(t.verifier.get("strict")))
                 for got in (by_kind.setdefault(meta["tasks"].get(t.task, "?"), [0, 0]), by_task.setdefault(t.task, [0, 0])):
                     got[0], got[1] = got[0] + won, got[1] + 1
             r = next(iter(doc["suites"].values()))
             rows.append({"stage": names[e.path.name.removeprefix("eval-")], "checkpoint": doc["checkpoint"],
                          "success": r["success"], "runs": r["runs"], "strict": r["strict"], "episodes": r["episodes"],
-                         "by_kind": dict(sorted(by_kind.items())), "by_task": dict(sorted(by_task.items()))})
+                         "by_kind": dict(sorted(by_kind.items())), "by_task": dict(sorted(by_task.items())),
+                         "turns": turn_health(trajs)})
         rows.sort(key=lambda r: r["stage"] == f"RPR-{cyc}")  # the incoming checkpoint first
         out[f"RPR-{cyc}"] = {"tasks": len(meta["tasks"]), "per_kind": meta["per_kind"], "rows": rows,
                              "task_kinds": meta["tasks"]}
@@ -54,7 +57,8 @@ def heldout_markdown(phase: str, h: dict, seed=None) -> list[str]:
         cells = [f"{r['by_kind'][k][0]}/{r['by_kind'][k][1]}" if k in r["by_kind"] else "-" for k in kinds]
         out.append(f"| {r['stage']} | {100 * r['success']:.2f} ({r['strict']}/{r['episodes']}) | "
                    + ", ".join(f"{100 * x:.1f}" for x in r["runs"]) + " | " + " | ".join(cells) + " |")
-    return out + [""]
+    turns = {r["stage"]: r["turns"] for r in h["rows"] if r.get("turns")}
+    return out + [""] + turns_markdown(f"{phase} on held-out kinds, turn by turn", turns)
 
 
 def refinement_room(run: Path, d: Path, selection: dict, suites=("core", "val")) -> dict:

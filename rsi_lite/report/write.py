@@ -23,6 +23,7 @@ from ..rundir import StageDir, rsr_dir, seed_dir
 from .claims import claims, refinement_sentences
 from .heldout import heldout_markdown, heldout_rows, refinement_room
 from .shadow import shadow_findings, shadow_markdown
+from .turns import step_turns, turns_markdown
 
 PAPER_TABLE2 = {"Base": [51.70, 31.00, 0.00, 0.00], "RSR-1": [70.10, 54.00, 6.80, 6.10],
                 "RPR-1": [77.53, 69.50, 14.29, 16.67], "RSR-2": [86.52, 76.00, 15.02, 17.46],
@@ -101,6 +102,7 @@ def seed_report(run: Path, d: Path) -> dict:
         if rows:
             curves[name] = {k: [r.get(k) for r in rows] for k in CURVE_KEYS}
             curves[name]["probes"] = read_probes(d / name)
+            curves[name]["turns"] = step_turns(d / name)
     return {"stages": stages, "controls": controls, "selection": selection, "funnel": funnels, "curves": curves,
             "cost": StageDir(d).read("cost.json", {}), "result": StageDir(d).read("result.json", None),
             "reward_shares": {name: failure_shares(d / name) for name in ("rpr-1", "rpr-2", "rpr-2-fdr")
@@ -297,6 +299,7 @@ def markdown(rep: dict) -> str:
     for seed, curves in rep["curves"].items():
         for name, c in curves.items():
             out += [f"## PPO per step: {name} (seed {seed})", "", ppo_table(c), ""]
+            out += turns_markdown(f"The actor's replies per step, turn by turn: {name} (seed {seed})", c.get("turns", {}))
     if rep["curves"]:
         out += ["Explained variance is the critic's, before each update: 1 - Var(returns - values) / Var(returns) "
                 "over action tokens. Where the returns barely vary (a small std), a small error in the values "

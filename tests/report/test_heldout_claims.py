@@ -85,3 +85,24 @@ def test_the_refinement_sentence_reads_its_verdict_from_the_figures():
     (s,) = refinement_sentences(rep)
     assert "(+12.5 points, standard error 17.4: within two standard errors)" in s
     assert s.endswith("no learning is shown: the gains are inside their spread or interval.")
+
+
+def test_a_fall_beyond_the_interval_is_said_and_so_is_a_drift_of_the_last_turn():
+    """The seed-1 cpu run's RPR-1 (docs/experiments.md, session 6): held-out success fell with its interval below
+    zero, and a third of its last replies ran nothing. The sentence says both, computed from the figures."""
+    from rsi_lite.report.claims import refinement_sentences
+
+    names = [f"t{i}" for i in range(30)]
+    rep = _rep({n: [3, 3] for n in names}, {n: [1, 3] for n in names}, {n: "A" for n in names})
+    (c,) = heldout_claims(rep)
+    assert c["verdict"] == "refuted here (a fall beyond the 95% interval)", c
+    rep.update(stages=_stages([0.30, 0.32, 0.28], [0.31, 0.33, 0.30]), controls={}, selection={}, curves={"0": {"rpr-1": {}}})
+    turn = {"turn": 3, "done": 0.5, "tokens": 8, "nll": 0.1}
+    before, after = rep["heldout"]["0"]["RPR-1"]["rows"]
+    before["turns"], after["turns"] = [{**turn, "actions": 90, "malformed": 0.03}], [{**turn, "actions": 90, "malformed": 0.33}]
+    (s,) = refinement_sentences(rep)
+    assert ("its replies drifted: on the held-out kinds 33% of its turn-1 replies ran nothing (no command, no done "
+            "marker), against 3% for RSR-1") in s
+    assert s.endswith("refinement made the agent worse on fresh instances of the kinds it trained on.")
+    after["turns"] = [{**turn, "actions": 90, "malformed": 0.05}]  # within two standard errors: not said
+    assert "drifted" not in refinement_sentences(rep)[0]
