@@ -1,7 +1,7 @@
 """Where a critic's credit goes: the whitened advantages a refinement stage's critic gives its own batches, per
 kind of task and outcome, beside the same batches under a constant baseline and under turn values.
 
-    python -m rsi_lite.bench.credit --run runs/learns/ppo-s0/rpr-1 --pool runs/learns/pool [--steps 10:]
+    python -m rsi_lite.bench.credit --run runs/learns/ppo-s0/rpr-1 --pool runs/learns/pool [--steps 10:] [--by turn]
 
 For each step directory of the stage (or the slice `--steps` picks) it reads the batch's trajectories, computes
 the critic's values with the stage's final critic (`RUN/critic`; the critic of each step is not kept, so read the
@@ -14,6 +14,11 @@ figures for the last steps as the closest to what the update saw), and the advan
 each whitened over the batch's action tokens as the update does. It prints, per (kind, success), the episodes,
 the mean whitened advantage over their action tokens, and the share of those tokens whose advantage is negative:
 a success whose tokens are pushed down is a success the update partly unlearns.
+
+With `--by turn` it prints instead, under the stage's own estimator (`RPRConfig.value_at`), one line per action turn,
+outcome and kind of reply (a command, the done marker, or a reply that ran nothing, `report.turns`): the replies,
+their mean whitened and raw advantage, and how many of them the update pushes down (mean whitened advantage < 0).
+The same tokens (TASK COMPLETE) pushed up in successes and down in failures move by the difference.
 """
 
 from __future__ import annotations
@@ -49,6 +54,39 @@ def credit_rows(trajs: list, values, rewards, mask, kinds: dict[str, str], cfg) 
     return out
 
 
+def turn_credit_rows(trajs: list, values, rewards, mask, cfg) -> dict:
+    """{(turn, success, reply): [(mean whitened advantage, mean raw advantage), ...]} for one batch, under the
+    stage's own estimator; `reply` is 'command', 'done' or 'nothing' (the harness could not parse it)."""
+    from ..algos.ppo import masked_whiten
+    from ..harness.parsers import parse_action
+    from ..rpr.update import advantages_for
+
+    adv, _ = advantages_for(cfg, rewards, values, mask)
+    w = masked_whiten(adv, mask)
+    out: dict = {}
+    for i, t in enumerate(trajs):
+        replies = [m["content"] for m in t.messages if m.get("kind") == "action"]
+        for k, ((a, b), text) in enumerate(zip(t.turn_spans, replies)):
+            own = mask[i, a:b].bool()
+            if not own.any():
+                continue
+            p = parse_action(text, t.action_format)
+            reply = "done" if p.task_complete else "nothing" if p.error else "command"
+            out.setdefault((k + 1, int(bool(t.verifier.get("strict"))), reply), []).append(
+                (float(w[i, a:b][own].mean()), float(adv[i, a:b][own].mean())))
+    return out
+
+
+def turn_table(rows: dict) -> str:
+    """One line per (turn, success, reply): replies, mean whitened and raw advantage, replies pushed down."""
+    lines = [f"{'turn':>4} {'S':>1} {'reply':8} {'n':>4} {'whitened':>9} {'raw':>7} {'pushed down':>12}"]
+    for (turn, s, reply), xs in sorted(rows.items()):
+        n = len(xs)
+        lines.append(f"{turn:>4} {s:>1} {reply:8} {n:>4} {sum(x[0] for x in xs) / n:>+9.2f} "
+                     f"{sum(x[1] for x in xs) / n:>+7.3f} {sum(x[0] < 0 for x in xs):>7}/{n}")
+    return "\n".join(lines)
+
+
 def table(rows: dict) -> str:
     """One line per (kind, success): episodes, then each baseline's mean advantage and negative share."""
     lines = [f"{'kind':44} {'S':>1} {'n':>4}  " + "  ".join(f"{b + ' adv':>10} {'neg':>5}" for b in BASELINES)]
@@ -77,6 +115,8 @@ def main(argv: list[str] | None = None) -> str:
     p.add_argument("--run", required=True, help="a finished refinement stage directory (rpr-N)")
     p.add_argument("--pool", required=True, help="its task pool (for the kinds)")
     p.add_argument("--steps", default=":", help="a Python slice of the step directories, e.g. 10: (default all)")
+    p.add_argument("--by", choices=("kind", "turn"), default="kind",
+                   help="kind: three baselines per kind and outcome; turn: the stage's own, per turn and reply")
     args = p.parse_args(argv)
     run = Path(args.run)
     for need in ("config.json", "critic", "actor"):
@@ -94,9 +134,12 @@ def main(argv: list[str] | None = None) -> str:
                                                    cfg.reward_timing)
         with torch.no_grad():
             v = torch.cat([values(policy, ids[i:i + 4], att[i:i + 4]) for i in range(0, len(trajs), 4)])
-        for k, xs in credit_rows(trajs, v, rewards, mask, kinds, cfg).items():
+        rows_of = (turn_credit_rows(trajs, v, rewards, mask, cfg) if args.by == "turn"
+                   else credit_rows(trajs, v, rewards, mask, kinds, cfg))
+        for k, xs in rows_of.items():
             rows.setdefault(k, []).extend(xs)
-    out = f"{run}: steps {steps[0].name}..{steps[-1].name}, the final critic\n" + table(rows)
+    out = (f"{run}: steps {steps[0].name}..{steps[-1].name}, the final critic\n"
+           + (turn_table(rows) if args.by == "turn" else table(rows)))
     print(out)
     return out
 

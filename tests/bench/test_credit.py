@@ -24,3 +24,24 @@ def test_a_noisy_critic_pushes_down_tokens_of_successes_where_turn_values_and_a_
     assert all(x[0] < 0 for b in ("turn", "const") for x in rows[(b, "kind A", 0)])  # failures stay negative
     text = table(rows)
     assert text.splitlines()[0].split()[:3] == ["kind", "S", "n"] and "kind A" in text
+
+
+def test_by_turn_the_done_marker_is_pushed_up_in_successes_and_down_in_failures():
+    """`--by turn`: every episode ends with TASK COMPLETE after one command; the critic knows the batch's mean
+    reward and nothing else (turn values). The done marker's tokens get a positive advantage in the successes and a
+    negative one in the failures, so the update moves them by the difference; the table counts both."""
+    from dataclasses import replace
+
+    from rsi_lite.bench.credit import turn_credit_rows, turn_table
+
+    trajs = [replace(t, messages=[{"role": "assistant", "kind": "action", "content": "```bash\nls\n```"},
+                                  {"role": "user", "kind": "observation", "content": ""},
+                                  {"role": "assistant", "kind": "action", "content": "TASK COMPLETE"}])
+             for t in fake_trajectories(6)]
+    _, _, mask, _, rewards = batch_tensors(trajs, "spr", 0)
+    values = torch.full(mask.shape, float(rewards.sum(1).mean()))
+    rows = turn_credit_rows(trajs, values, rewards, mask, RPRConfig(value_at="turn"))
+    assert set(rows) == {(1, 1, "command"), (1, 0, "command"), (2, 1, "done"), (2, 0, "done")}
+    assert all(w > 0 for w, _ in rows[(2, 1, "done")]) and all(w < 0 for w, _ in rows[(2, 0, "done")])
+    text = turn_table(rows)
+    assert "   2 0 done        3" in text and text.splitlines()[-1].endswith("0/3")
