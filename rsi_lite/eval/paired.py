@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import random
+from pathlib import Path
 
 
 def task_rates(trajs, kinds: dict[str, str]) -> dict[str, tuple[str, float]]:
@@ -63,3 +64,48 @@ def compare(before: dict[str, tuple[str, float]], after: dict[str, tuple[str, fl
         roomy = [k for k in kinds if by_kind[k]["before"] <= room]
         out["room"] = {**over([n for n in names if before[n][0] in roomy]), "kinds": roomy}
     return out
+
+
+def compare_dirs(before: Path, after: Path, kinds_file: Path, resamples: int = 4000) -> str:
+    """Two finished evaluations of the same held-out tasks (`rsi-lite eval --out`, or a run's
+    `heldout-rpr-N/eval-<stage>`) and the kinds file that names each task's kind (`heldout-rpr-N/kinds.json`):
+    the change with its interval, overall and per kind, and each turn's replies (`report.turns`), as text."""
+    from ..records import read_json
+    from ..report.turns import turn_health
+    from ..rollout.trajectory import read_trajectories
+
+    kinds = read_json(kinds_file)["tasks"]
+    trajs = [read_trajectories(Path(d) / "trajectories.jsonl") for d in (before, after)]
+    c = compare(*(task_rates(t, kinds) for t in trajs), room=None, resamples=resamples)
+
+    def line(name: str, r: dict) -> str:
+        return (f"{name[:44]:44} {100 * r['before']:6.1f} -> {100 * r['after']:5.1f}  {100 * r['delta']:+6.1f} "
+                f"[{100 * r['low']:+6.1f}, {100 * r['high']:+6.1f}]  {r['tasks']} tasks")
+
+    out = [f"{before} -> {after}: paired bootstrap over tasks, 95% interval",
+           line("all", c["all"])] + [line(k, r) for k, r in c["by_kind"].items()]
+    for d, t in zip((before, after), trajs):
+        out.append(f"{d}: " + "; ".join(f"turn {h['turn']}: unparsed {100 * h['malformed']:.0f}%, done "
+                                        f"{100 * h['done']:.0f}%, {h['tokens']:.0f} tokens, NLL {h['nll']:.2f}"
+                                        for h in turn_health(t)))
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> str:
+    import argparse
+
+    p = argparse.ArgumentParser(description="Compare two evaluations of the same held-out tasks, task-paired.")
+    p.add_argument("before", type=Path, help="the incoming checkpoint's evaluation directory")
+    p.add_argument("after", type=Path, help="the trained checkpoint's evaluation directory")
+    p.add_argument("--kinds", type=Path, required=True, help="kinds.json of the held-out tasks (heldout-rpr-N/)")
+    args = p.parse_args(argv)
+    for d in (args.before, args.after):
+        if not (d / "trajectories.jsonl").is_file():
+            raise SystemExit(f"{d / 'trajectories.jsonl'}: missing; give a finished evaluation directory")
+    out = compare_dirs(args.before, args.after, args.kinds)
+    print(out)
+    return out
+
+
+if __name__ == "__main__":
+    main()
