@@ -12,6 +12,10 @@ Reads the run through `rsi_lite.report.write.build` (the report's own reader, so
                            critic it inherited, and with a fresh one (the `--critic reset` control)
     direct_ppo_probes.csv  seed, before_step, episodes, successes, pool_success, tasks, tasks_solved, tasks_learnable:
                            the pool probes of PPO straight from Base (the `--control direct-ppo` branch)
+    heldout.csv            seed, phase, stage, kind, successes, episodes: each RPR phase's incoming checkpoint and
+                           its actor on fresh instances of the kinds it trained on (`report.heldout`)
+    turns.csv              seed, stage, where, turn, actions, malformed, done, tokens, nll: the actor's replies turn
+                           by turn per PPO step and per held-out checkpoint (`report.turns`)
     funnel.json            the self-rewrite funnel per seed and cycle
     MANIFEST.json          the command, the commit, the run, when, and each file's size
 
@@ -31,6 +35,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..paths import REPO
+from ..records import write_text_atomic
 from ..report.write import CURVE_KEYS, build
 
 DIRECT_PPO = "control-direct-ppo"
@@ -89,12 +94,30 @@ def direct_ppo_csv(rep: dict) -> str | None:
     return _csv(["seed", "before_step", "episodes", "successes", *PROBE_KEYS[2:]], rows) if rows else None
 
 
+def heldout_csv(rep: dict) -> str | None:
+    rows = [[seed, phase, r["stage"], kind, won, n]
+            for seed, phases in rep.get("heldout", {}).items() for phase, h in phases.items()
+            for r in h["rows"] for kind, (won, n) in r["by_kind"].items()]
+    return _csv(["seed", "phase", "stage", "kind", "successes", "episodes"], rows) if rows else None
+
+
+def turns_csv(rep: dict) -> str | None:
+    keys = ("actions", "malformed", "done", "tokens", "nll")
+    rows = [[seed, stage, where, t["turn"], *(t[k] for k in keys)]
+            for seed, stages in rep["curves"].items() for stage, c in stages.items()
+            for where, turns in c.get("turns", {}).items() for t in turns]
+    rows += [[seed, phase, f"heldout:{r['stage']}", t["turn"], *(t[k] for k in keys)]
+             for seed, phases in rep.get("heldout", {}).items() for phase, h in phases.items()
+             for r in h["rows"] for t in r.get("turns", [])]
+    return _csv(["seed", "stage", "where", "turn", *keys], rows) if rows else None
+
+
 def derive(run: Path, also=()) -> dict[str, str | None]:
     """Every summary's text by file name (None: its source is not in the run)."""
     rep = build(Path(run), also)
     funnel = {str(s): f for s, f in rep["funnel"].items() if f}
     return {"stages.csv": stages_csv(rep), "ppo_curves.csv": curves_csv(rep), "critic_ev.csv": critic_ev_csv(rep),
-            "direct_ppo_probes.csv": direct_ppo_csv(rep),
+            "direct_ppo_probes.csv": direct_ppo_csv(rep), "heldout.csv": heldout_csv(rep), "turns.csv": turns_csv(rep),
             "funnel.json": json.dumps(funnel, indent=1, sort_keys=True) + "\n" if funnel else None}
 
 
@@ -117,13 +140,13 @@ def write(run: Path, out: Path, also=(), command: str | None = None) -> dict:
             missing.append(name)
             (out / name).unlink(missing_ok=True)  # a stale file from another run must not pass for this one's
             continue
-        (out / name).write_text(text)
+        write_text_atomic(out / name, text)
         files[name] = len(text.encode())
     manifest = {"command": command or "python -m rsi_lite.teach.results " + " ".join(map(str, [run, *also])),
                 "commit": commit(), "run": str(run), "also": [str(a) for a in also],
                 "made": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "files": files,
                 "not_in_this_run": missing}
-    (out / "MANIFEST.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    write_text_atomic(out / "MANIFEST.json", json.dumps(manifest, indent=1) + "\n")
     return manifest
 
 

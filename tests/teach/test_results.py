@@ -29,6 +29,31 @@ def probe(d, k, before, episodes, solved):
     p.joinpath("DONE").write_text("")
 
 
+def heldout_and_turns(run):
+    """One step's batch in rpr-1 and RPR-1's held-out measurement: the incoming RSR-1 solves the task once in two,
+    the actor twice, and its last reply runs nothing once."""
+    from dataclasses import replace
+
+    from rsi_lite.rollout.trajectory import write_trajectories
+
+    from ..report.test_turns import episode
+
+    cmd = "```bash\nls\n```"
+    (run / "rpr-1" / "step-000").mkdir(parents=True, exist_ok=True)
+    write_trajectories([episode([cmd, "TASK COMPLETE"], [[-0.1], [-0.2]])], run / "rpr-1" / "step-000" / "trajectories.jsonl")
+    h = run / "heldout-rpr-1"
+    (h / "kinds.json").parent.mkdir(parents=True)
+    (h / "kinds.json").write_text(json.dumps({"per_kind": 1, "tasks": {"h0": "Copy"}}))
+    for stage, won, last in (("rsr-1", [1, 0], "TASK COMPLETE"), ("rpr-1", [1, 1], "prose")):
+        e = h / f"eval-{stage}"
+        e.mkdir()
+        write_trajectories([replace(episode([cmd, last if i else "TASK COMPLETE"], [[-0.1], [-0.2]]), task="h0",
+                                    verifier={"strict": w}) for i, w in enumerate(won)], e / "trajectories.jsonl")
+        e.joinpath("results.json").write_text(json.dumps({"checkpoint": stage, "suites": {"tasks": {
+            "success": sum(won) / 2, "runs": [sum(won) / 2], "strict": sum(won), "episodes": 2}}}))
+        e.joinpath("DONE").write_text("")
+
+
 def rows(path):
     return list(csv.DictReader(path.open()))
 
@@ -38,6 +63,7 @@ def test_the_summaries_carry_the_runs_numbers(tmp_path, fake_stages):
     start(run, "tiny", controls=("direct-ppo", "critic-reset"), log=lambda *_: None)
     steps(run / "rpr-2", INHERITED, 0.6)
     steps(run / "rpr-2-critic-reset", RESET, 0.4)
+    heldout_and_turns(run)
     steps(run / "control-direct-ppo", [-0.9, 0.1], 0.0)
     for k, before in enumerate((0, 8, 14)):
         probe(run / "control-direct-ppo", k, before, 96, 0)
@@ -59,8 +85,16 @@ def test_the_summaries_carry_the_runs_numbers(tmp_path, fake_stages):
     assert [float(c["success/mean"]) for c in direct] == [0.0, 0.0]
     funnel = json.loads((out / "funnel.json").read_text())
     assert funnel["0"]["RSR-1"]["discovery_successes"] == 1 and funnel["0"]["RSR-2"]["discovery_successes"] == 2
+    held = rows(out / "heldout.csv")
+    assert [(r["stage"], r["kind"], r["successes"], r["episodes"]) for r in held] == \
+        [("RSR-1", "Copy", "1", "2"), ("RPR-1", "Copy", "2", "2")]
+    turns = {(r["stage"], r["where"], r["turn"]): r for r in rows(out / "turns.csv")}
+    assert float(turns[("rpr-1", "step-000", "2")]["done"]) == 1.0
+    assert float(turns[("RPR-1", "heldout:RPR-1", "2")]["malformed"]) == 0.5
+    assert float(turns[("RPR-1", "heldout:RSR-1", "2")]["malformed"]) == 0.0
     assert manifest["not_in_this_run"] == [] and set(manifest["files"]) == {
-        "stages.csv", "ppo_curves.csv", "critic_ev.csv", "direct_ppo_probes.csv", "funnel.json"}
+        "stages.csv", "ppo_curves.csv", "critic_ev.csv", "direct_ppo_probes.csv", "heldout.csv", "turns.csv",
+        "funnel.json"}
     assert json.loads((out / "MANIFEST.json").read_text())["command"].startswith("python -m rsi_lite.teach.results")
     assert sum(manifest["files"].values()) < 100_000
 
@@ -72,5 +106,5 @@ def test_a_run_without_controls_writes_no_control_summaries_and_removes_stale_on
     out.mkdir()
     (out / "critic_ev.csv").write_text("seed,step,inherited,reset\n0,0,0.9,0.9\n")  # another run's
     manifest = write(run, out)
-    assert set(manifest["not_in_this_run"]) == {"critic_ev.csv", "direct_ppo_probes.csv"}
+    assert set(manifest["not_in_this_run"]) == {"critic_ev.csv", "direct_ppo_probes.csv", "heldout.csv", "turns.csv"}
     assert not (out / "critic_ev.csv").exists() and (out / "stages.csv").is_file()
