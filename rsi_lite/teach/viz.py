@@ -161,3 +161,43 @@ def credit_figure(rows: dict | None = None):
                       title="Successes the update partly unlearns: bench.learns, ppo, seed 0, its final critic",
                       margin=dict(t=50))
     return fig
+
+
+def last_turn_rows(path, stage: str = "rpr-1", seed: str | None = None) -> dict:
+    """From `docs/results/turns.csv` (`teach.results`): the last turn's figures of one refinement stage, per PPO
+    step ({"steps": [(step, malformed, done), ...]}) and per held-out checkpoint ({"heldout": {checkpoint:
+    (malformed, done)}}), shares in 0..1, for `turns_figure`. `seed`: the first seed in the file by default."""
+    import csv
+
+    rows = list(csv.DictReader(open(path)))
+    seed = seed if seed is not None else rows[0]["seed"]
+    phase = stage.upper()
+    last = max(int(r["turn"]) for r in rows if r["seed"] == seed)
+    pick = [r for r in rows if r["seed"] == seed and int(r["turn"]) == last]
+    steps = [(int(r["where"].split("-")[1]), float(r["malformed"]), float(r["done"]))
+             for r in pick if r["stage"] == stage and r["where"].startswith("step-")]
+    held = {r["where"].split(":", 1)[1]: (float(r["malformed"]), float(r["done"]))
+            for r in pick if r["stage"] == phase and r["where"].startswith("heldout:")}
+    return {"seed": seed, "stage": stage, "turn": last, "steps": sorted(steps), "heldout": held}
+
+
+def turns_figure(rows: dict):
+    """A plotly chart of `last_turn_rows`: per PPO step, the share of last replies that said TASK COMPLETE and the
+    share the harness could not parse; the held-out checkpoints as points at the right."""
+    import plotly.graph_objects as go
+
+    x = [s for s, _, _ in rows["steps"]]
+    fig = go.Figure([go.Scatter(x=x, y=[100 * d for _, _, d in rows["steps"]], name="said TASK COMPLETE",
+                                mode="lines+markers"),
+                     go.Scatter(x=x, y=[100 * m for _, m, _ in rows["steps"]], name="ran nothing (unparsed)",
+                                mode="lines+markers")])
+    right = (max(x) + 2) if x else 0
+    for i, (ck, (m, d)) in enumerate(rows["heldout"].items()):
+        fig.add_trace(go.Scatter(x=[right + i], y=[100 * d], mode="markers", marker_symbol="diamond",
+                                 marker_size=11, name=f"held-out, {ck}: done"))
+        fig.add_trace(go.Scatter(x=[right + i], y=[100 * m], mode="markers", marker_symbol="x",
+                                 marker_size=11, name=f"held-out, {ck}: unparsed"))
+    fig.update_layout(xaxis_title="PPO step (held-out checkpoints at the right)", height=400,
+                      yaxis_title=f"% of turn-{rows['turn']} replies", margin=dict(t=50),
+                      title=f"The last turn's replies over {rows['stage']} (seed {rows['seed']})")
+    return fig

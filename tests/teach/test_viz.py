@@ -48,3 +48,19 @@ def test_the_credit_chart_draws_the_three_baselines_per_kind():
     assert list(fig.data[2].y) == [0.0] * len(KIT_CREDIT_PPO_S0)  # a constant pushes no success's token down
     assert round(fig.data[0].y[1], 6) == 28.0  # "Count the data rows of": 28% under the token values
     assert len(KIT_EV_PPO_S0) == 16 and max(KIT_EV_PPO_S0) < 0.3
+
+
+def test_the_last_turn_chart_reads_turns_csv(tmp_path):
+    from rsi_lite.teach.viz import last_turn_rows, turns_figure
+
+    p = tmp_path / "turns.csv"
+    p.write_text("seed,stage,where,turn,actions,malformed,done,tokens,nll\n"
+                 "1,rpr-1,step-000,1,24,0.0,0.0,30,0.1\n1,rpr-1,step-000,3,23,0.1,0.5,12,0.6\n"
+                 "1,rpr-1,step-001,3,23,0.4,0.1,20,0.9\n1,RPR-1,heldout:RSR-1,3,184,0.03,0.85,8,0.03\n"
+                 "1,RPR-1,heldout:RPR-1,3,203,0.33,0.12,21,0.22\n2,rpr-1,step-000,3,20,0.9,0.0,1,1\n")
+    rows = last_turn_rows(p)
+    assert rows["seed"] == "1" and rows["turn"] == 3
+    assert rows["steps"] == [(0, 0.1, 0.5), (1, 0.4, 0.1)]
+    assert rows["heldout"] == {"RSR-1": (0.03, 0.85), "RPR-1": (0.33, 0.12)}
+    fig = turns_figure(rows)
+    assert list(fig.data[0].y) == [50.0, 10.0] and list(fig.data[1].y) == [10.0, 40.0] and len(fig.data) == 6
