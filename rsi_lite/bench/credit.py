@@ -16,7 +16,7 @@ the mean whitened advantage over their action tokens, and the share of those tok
 a success whose tokens are pushed down is a success the update partly unlearns.
 
 With `--by turn` it prints instead, under the stage's own estimator (`RPRConfig.value_at`), one line per action turn,
-outcome and kind of reply (a command, the done marker, or a reply that ran nothing, `report.turns`): the replies,
+outcome and kind of reply (a command, the done marker, or a reply that ran nothing, `eval.turns`): the replies,
 their mean whitened and raw advantage, and how many of them the update pushes down (mean whitened advantage < 0).
 The same tokens (TASK COMPLETE) pushed up in successes and down in failures move by the difference.
 """

@@ -69,9 +69,9 @@ def compare(before: dict[str, tuple[str, float]], after: dict[str, tuple[str, fl
 def compare_dirs(before: Path, after: Path, kinds_file: Path, resamples: int = 4000) -> str:
     """Two finished evaluations of the same held-out tasks (`rsi-lite eval --out`, or a run's
     `heldout-rpr-N/eval-<stage>`) and the kinds file that names each task's kind (`heldout-rpr-N/kinds.json`):
-    the change with its interval, overall and per kind, and each turn's replies (`report.turns`), as text."""
+    the change with its interval, overall and per kind, and each turn's replies (`eval.turns`), as text."""
     from ..records import read_json
-    from ..report.turns import turn_health
+    from .turns import turn_health
     from ..rollout.trajectory import read_trajectories
 
     kinds = read_json(kinds_file)["tasks"]

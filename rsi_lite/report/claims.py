@@ -207,7 +207,7 @@ def critic_and_reward_claims(rep: dict) -> list[dict]:
 def _last_turn_drift(rep: dict, phase: str) -> str | None:
     """A clause when the phase's actor, on its held-out kinds, ends more of its episodes with a reply that ran
     nothing (the harness could not parse it) than its incoming checkpoint did, beyond two standard errors: the
-    replies after a solved task are credited with the success whatever they say (`report.turns`)."""
+    replies after a solved task are credited with the success whatever they say (`eval.turns`)."""
     h = next(iter(rep.get("heldout", {}).values()), {}).get(phase)
     rows = [r for r in (h or {}).get("rows", []) if r.get("turns")]
     if len(rows) != 2:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..loop.phases import STAGES, eval_dir
 from ..rundir import StageDir
-from .turns import turn_health, turns_markdown
+from ..eval.turns import turn_health, turns_markdown
 
 
 def heldout_rows(d: Path) -> dict:

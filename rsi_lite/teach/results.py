@@ -15,7 +15,7 @@ Reads the run through `rsi_lite.report.write.build` (the report's own reader, so
     heldout.csv            seed, phase, stage, kind, successes, episodes: each RPR phase's incoming checkpoint and
                            its actor on fresh instances of the kinds it trained on (`report.heldout`)
     turns.csv              seed, stage, where, turn, actions, malformed, done, tokens, nll: the actor's replies turn
-                           by turn per PPO step and per held-out checkpoint (`report.turns`)
+                           by turn per PPO step and per held-out checkpoint (`eval.turns`)
     funnel.json            the self-rewrite funnel per seed and cycle
     MANIFEST.json          the command, the commit, the run, when, and each file's size
 

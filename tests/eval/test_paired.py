@@ -11,7 +11,7 @@ import pytest
 from rsi_lite.eval.paired import main
 from rsi_lite.rollout.trajectory import write_trajectories
 
-from ..report.test_turns import episode
+from .test_turns import episode
 
 
 def test_two_evaluation_directories_give_the_change_per_kind_and_each_turns_replies(tmp_path):

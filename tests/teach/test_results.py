@@ -36,7 +36,7 @@ def heldout_and_turns(run):
 
     from rsi_lite.rollout.trajectory import write_trajectories
 
-    from ..report.test_turns import episode
+    from ..eval.test_turns import episode
 
     cmd = "```bash\nls\n```"
     (run / "rpr-1" / "step-000").mkdir(parents=True, exist_ok=True)

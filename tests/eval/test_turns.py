@@ -1,5 +1,5 @@
-"""The report's turn-by-turn reading of the actor's replies (`report.turns`): which replies parse, which say the
-task is done, and how spread out the sampled tokens are. `pytest tests/report/test_turns.py`."""
+"""The report's turn-by-turn reading of the actor's replies (`eval.turns`): which replies parse, which say the
+task is done, and how spread out the sampled tokens are. `pytest tests/eval/test_turns.py`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from rsi_lite.report.turns import step_turns, turn_health, turns_markdown
+from rsi_lite.eval.turns import step_turns, turn_health, turns_markdown
 from rsi_lite.rollout.trajectory import Trajectory, write_trajectories
 
 
