@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> str:
     for step in steps:
         trajs = read_trajectories(step / "trajectories.jsonl")
         ids, att, mask, _, rewards = batch_tensors(trajs, cfg.reward, policy.tokenizer.pad_token_id or 0,
-                                                   cfg.reward_timing)
+                                                   cfg.reward_timing, cfg.unparsed_penalty)
         with torch.no_grad():
             v = torch.cat([values(policy, ids[i:i + 4], att[i:i + 4]) for i in range(0, len(trajs), 4)])
         rows_of = (turn_credit_rows(trajs, v, rewards, mask, cfg) if args.by == "turn"

@@ -94,6 +94,14 @@ class RPRConfig:
     after every action (`RolloutConfig.verify_turns`) and each action earns the change in reward it made
     (`rpr.update.turn_reward_deltas`; the same total, potential-based shaping): an action that breaks a passing
     workspace is charged for it, and the idle actions after a success are not credited with it."""
+    unparsed_penalty: float = 0.0
+    """p >= 0: each action the harness could not parse (no command, no done marker: it ran nothing) earns -p on
+    its last token, beside the verifier's reward (`rpr.update.batch_tensors`). 0: the paper's reward only. Why it
+    exists: after a task is solved, or on the last allowed turn, what the actor writes changes nothing the verifier
+    reads, so the final reward credits any reply there with the episode's outcome; the done marker, which a
+    failure also ends with, is pushed down, and prose sampled at temperature 1 in successes is pushed up, until
+    the actor stops ending its episodes cleanly (`eval.turns`, docs/experiments.md 2026-12-07). The penalty gives
+    such replies a direction. A departure from the paper, whose reward is the verifier's alone."""
     shadow_flags: bool = True
     """Replay each step's successes in their tasks' shadow twins and run the pattern checks
     (`verify.shadow.success_flags`): each success's `verifier["flags"]`, and the step's `success/flagged` share."""
@@ -213,6 +221,11 @@ class RPRConfig:
                              "critic's values")
         if self.ref_kl < 0:
             raise ValueError(f"RPRConfig.ref_kl: {self.ref_kl} is negative")
+        if self.unparsed_penalty < 0:
+            raise ValueError(f"RPRConfig.unparsed_penalty: {self.unparsed_penalty} is negative (it is subtracted)")
+        if self.unparsed_penalty and not self.uses_critic:
+            raise ValueError(f"RPRConfig.unparsed_penalty: {self.unparsed_penalty}; the estimator {self.estimator!r} "
+                             "judges whole episodes by their reward, so a per-turn penalty cannot reach it")
         if self.rollout_correction not in ROLLOUT_CORRECTION:
             raise ValueError(f"RPRConfig.rollout_correction: {self.rollout_correction!r} is not one of "
                              f"{', '.join(ROLLOUT_CORRECTION)}")

@@ -40,10 +40,13 @@ def turn_reward_deltas(rewards: list[float]) -> list[float]:
     return [r - (rewards[i - 1] if i else 0.0) for i, r in enumerate(rewards)]
 
 
-def batch_tensors(trajs: list[Trajectory], reward: str, pad_id: int, timing: str = "final"):
+def batch_tensors(trajs: list[Trajectory], reward: str, pad_id: int, timing: str = "final",
+                  unparsed_penalty: float = 0.0):
     """Right-padded ids, attention, action mask, rollout log-probs and token rewards [B, T]. timing 'final': the
     episode's reward on its last action token; 'turn': each action's `turn_reward_deltas` on its last token
-    (episodes rolled out with `verify_turns`; one without a verdict per action keeps the final reward)."""
+    (episodes rolled out with `verify_turns`; one without a verdict per action keeps the final reward).
+    `unparsed_penalty` p > 0: each action the harness could not parse (`unparsed_turns`) also earns -p on its last
+    token (`RPRConfig.unparsed_penalty`)."""
     import torch
 
     width = max(len(t.token_ids) for t in trajs)
@@ -68,7 +71,19 @@ def batch_tensors(trajs: list[Trajectory], reward: str, pad_id: int, timing: str
                     rewards[i, end - 1] = r
     elif timing != "final":
         raise ValueError(f"RPRConfig.reward_timing: {timing!r} is neither 'final' nor 'turn'")
+    if unparsed_penalty:
+        for i, t in enumerate(trajs):
+            for k in unparsed_turns(t):
+                rewards[i, t.turn_spans[k][1] - 1] -= unparsed_penalty
     return ids, att, mask, lps, rewards
+
+
+def unparsed_turns(t: Trajectory) -> list[int]:
+    """The 0-based turns whose reply the harness could not parse (no command, no done marker): each ran nothing."""
+    from ..harness.parsers import parse_action
+
+    replies = [m["content"] for m in t.messages if m.get("kind") == "action"]
+    return [k for k, text in enumerate(replies[:len(t.turn_spans)]) if parse_action(text, t.action_format).error]
 
 
 def estimator(cfg: "RPRConfig"):
@@ -206,7 +221,8 @@ def device_batch(policy, trajs: list[Trajectory], cfg: "RPRConfig") -> DeviceBat
 
     tok = policy.tokenizer
     ids, att, mask, rollout_lps, rewards = (x.to(policy.model.device) for x in batch_tensors(
-        trajs, cfg.reward, tok.pad_token_id if tok.pad_token_id is not None else 0, cfg.reward_timing))
+        trajs, cfg.reward, tok.pad_token_id if tok.pad_token_id is not None else 0, cfg.reward_timing,
+        cfg.unparsed_penalty))
     groups = [(torch.tensor(g, device=ids.device), max(len(trajs[i].token_ids) for i in g))
               for g in minibatches(trajs, cfg.minibatch)]
     return DeviceBatch(ids, att, mask, rollout_lps, rewards, groups)

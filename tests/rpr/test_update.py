@@ -297,3 +297,26 @@ def test_value_at_turn_gives_every_token_of_a_turn_one_advantage_and_is_refused_
     cfg = RPRConfig(minibatch=2, actor_lr=1e-3, critic_lr=1e-3, value_at="turn")
     row = update(pol, trajs, cfg, make_optimizers(pol, cfg), train_actor=True)
     assert row["losses/value"] == row["losses/value"] and row["losses/explained_variance"] == row["losses/explained_variance"]
+
+
+def test_an_unparsed_reply_is_charged_on_its_last_token_and_the_penalty_needs_a_critic():
+    """`RPRConfig.unparsed_penalty`: the cpu run's RPR-1 drifted to last replies that ran nothing (docs/experiments.md
+    2026-12-07). Each such reply earns -p on its last token, beside the episode's reward; a reply that parses (a
+    command, the done marker) earns nothing extra, and without the penalty the rewards are the paper's."""
+    with pytest.raises(ValueError, match="RPRConfig.unparsed_penalty: -0.1 is negative"):
+        RPRConfig(unparsed_penalty=-0.1)
+    with pytest.raises(ValueError, match="RPRConfig.unparsed_penalty: 0.2; the estimator 'grpo' judges whole"):
+        RPRConfig(unparsed_penalty=0.2, estimator="grpo", rollouts_per_task=2, warmup_tasks=0, calibration_steps=0)
+    replies = [("```bash\nls\n```", "TASK COMPLETE"), ("```bash\nls\n```", "TASK COMPLIMMER Plus and CLEAR"),
+               ("no command here", "TASK COMPLETE")]
+    trajs = [replace(t, messages=[{"role": "assistant", "kind": "action", "content": a},
+                                  {"role": "user", "kind": "observation", "content": ""},
+                                  {"role": "assistant", "kind": "action", "content": b}])
+             for t, (a, b) in zip(fake_trajectories(3), replies)]
+    _, _, mask, _, paper = batch_tensors(trajs, "spr", 0)
+    _, _, _, _, charged = batch_tensors(trajs, "spr", 0, "final", 0.2)
+    diff = charged - paper
+    assert torch.equal(diff[0], torch.zeros_like(diff[0]))
+    assert diff[1].nonzero().flatten().tolist() == [39] and diff[1, 39] == pytest.approx(-0.2)   # turn 2 ends at 40
+    assert diff[2].nonzero().flatten().tolist() == [17] and diff[2, 17] == pytest.approx(-0.2)   # turn 1 ends at 18
+    assert charged[1, 39] == pytest.approx(paper[1, 39] - 0.2)  # beside the final reward on the same token
