@@ -17,7 +17,8 @@ Reads the run through `rsi_lite.report.write.build` (the report's own reader, so
     turns.csv              seed, stage, where, turn, actions, malformed, done, tokens, nll: the actor's replies turn
                            by turn per PPO step and per held-out checkpoint (`eval.turns`)
     funnel.json            the self-rewrite funnel per seed and cycle
-    MANIFEST.json          the command, the commit, the run, when, and each file's size
+    MANIFEST.json          the command, the commit, the run (its profile, seeds, and the stages and controls it has
+                           finished), when, and each file's size
 
 A file whose source is absent from the run (no controls run, say) is not written, and MANIFEST.json says so.
 Numbers are copied from the run's files as they are: nothing is rounded, smoothed or filled in.
@@ -112,9 +113,9 @@ def turns_csv(rep: dict) -> str | None:
     return _csv(["seed", "stage", "where", "turn", *keys], rows) if rows else None
 
 
-def derive(run: Path, also=()) -> dict[str, str | None]:
-    """Every summary's text by file name (None: its source is not in the run)."""
-    rep = build(Path(run), also)
+def derive(run: Path, also=(), rep: dict | None = None) -> dict[str, str | None]:
+    """Every summary's text by file name (None: its source is not in the run); `rep` the run's report if built."""
+    rep = rep or build(Path(run), also)
     funnel = {str(s): f for s, f in rep["funnel"].items() if f}
     return {"stages.csv": stages_csv(rep), "ppo_curves.csv": curves_csv(rep), "critic_ev.csv": critic_ev_csv(rep),
             "direct_ppo_probes.csv": direct_ppo_csv(rep), "heldout.csv": heldout_csv(rep), "turns.csv": turns_csv(rep),
@@ -133,7 +134,8 @@ def write(run: Path, out: Path, also=(), command: str | None = None) -> dict:
     """Write the summaries of `run` into `out` and return the manifest."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    texts = derive(run, also)
+    rep = build(Path(run), also)
+    texts = derive(run, also, rep)
     files, missing = {}, []
     for name, text in texts.items():
         if text is None:
@@ -143,7 +145,9 @@ def write(run: Path, out: Path, also=(), command: str | None = None) -> dict:
         write_text_atomic(out / name, text)
         files[name] = len(text.encode())
     manifest = {"command": command or "python -m rsi_lite.teach.results " + " ".join(map(str, [run, *also])),
-                "commit": commit(), "run": str(run), "also": [str(a) for a in also],
+                "commit": commit(), "run": str(run), "also": [str(a) for a in also], "profile": rep["profile"],
+                "seeds": rep["seeds"], "stages": [r["stage"] for r in rep["stages"]],
+                "controls": list(rep["controls"]),
                 "made": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "files": files,
                 "not_in_this_run": missing}
     write_text_atomic(out / "MANIFEST.json", json.dumps(manifest, indent=1) + "\n")

@@ -96,6 +96,8 @@ def test_the_summaries_carry_the_runs_numbers(tmp_path, fake_stages):
         "stages.csv", "ppo_curves.csv", "critic_ev.csv", "direct_ppo_probes.csv", "heldout.csv", "turns.csv",
         "funnel.json"}
     assert json.loads((out / "MANIFEST.json").read_text())["command"].startswith("python -m rsi_lite.teach.results")
+    assert manifest["profile"] == "tiny" and manifest["stages"] == ["Base", "RSR-1", "RPR-1", "RSR-2", "RPR-2"]
+    assert manifest["controls"] == ["Direct PPO", "RPR-2, critic reset"]
     assert sum(manifest["files"].values()) < 100_000
 
 
