@@ -71,8 +71,8 @@ def compare_dirs(before: Path, after: Path, kinds_file: Path, resamples: int = 4
     `heldout-rpr-N/eval-<stage>`) and the kinds file that names each task's kind (`heldout-rpr-N/kinds.json`):
     the change with its interval, overall and per kind, and each turn's replies (`eval.turns`), as text."""
     from ..records import read_json
-    from .turns import turn_health
     from ..rollout.trajectory import read_trajectories
+    from .turns import turn_health
 
     kinds = read_json(kinds_file)["tasks"]
     trajs = [read_trajectories(Path(d) / "trajectories.jsonl") for d in (before, after)]

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..eval.turns import turn_health, turns_markdown
 from ..loop.phases import STAGES, eval_dir
 from ..rundir import StageDir
-from ..eval.turns import turn_health, turns_markdown
 
 
 def heldout_rows(d: Path) -> dict:

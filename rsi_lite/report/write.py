@@ -16,6 +16,7 @@ import html
 import statistics
 from pathlib import Path
 
+from ..eval.turns import step_turns, turns_markdown
 from ..loop.phases import CONTROLS, STAGES, eval_dir, read_stage_metrics
 from ..loop.profiles import TABLE_SUITES
 from ..records import read_json, write_json_atomic, write_text_atomic
@@ -23,7 +24,6 @@ from ..rundir import StageDir, rsr_dir, seed_dir
 from .claims import claims, refinement_sentences
 from .heldout import heldout_markdown, heldout_rows, refinement_room
 from .shadow import shadow_findings, shadow_markdown
-from ..eval.turns import step_turns, turns_markdown
 
 PAPER_TABLE2 = {"Base": [51.70, 31.00, 0.00, 0.00], "RSR-1": [70.10, 54.00, 6.80, 6.10],
                 "RPR-1": [77.53, 69.50, 14.29, 16.67], "RSR-2": [86.52, 76.00, 15.02, 17.46],
