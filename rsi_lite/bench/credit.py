@@ -16,7 +16,7 @@ the mean whitened advantage over their action tokens, and the share of those tok
 a success whose tokens are pushed down is a success the update partly unlearns.
 
 With `--by turn` it prints instead, under the stage's own estimator (`RPRConfig.value_at`), one line per action turn,
-outcome and kind of reply (a command, the done marker, or a reply that ran nothing, `eval.turns`): the replies,
+outcome and kind of reply (a command, the done marker, or a reply the harness could not parse, `eval.turns`): the replies,
 their mean whitened and raw advantage, and how many of them the update pushes down (mean whitened advantage < 0).
 The same tokens (TASK COMPLETE) pushed up in successes and down in failures move by the difference.
 """
@@ -56,7 +56,7 @@ def credit_rows(trajs: list, values, rewards, mask, kinds: dict[str, str], cfg) 
 
 def turn_credit_rows(trajs: list, values, rewards, mask, cfg) -> dict:
     """{(turn, success, reply): [(mean whitened advantage, mean raw advantage), ...]} for one batch, under the
-    stage's own estimator; `reply` is 'command', 'done' or 'nothing' (the harness could not parse it)."""
+    stage's own estimator; `reply` is 'command', 'done' or 'unparsed' (the harness could not parse it: it ran nothing)."""
     from ..algos.ppo import masked_whiten
     from ..harness.parsers import parse_action
     from ..rpr.update import advantages_for
@@ -71,7 +71,7 @@ def turn_credit_rows(trajs: list, values, rewards, mask, cfg) -> dict:
             if not own.any():
                 continue
             p = parse_action(text, t.action_format)
-            reply = "done" if p.task_complete else "nothing" if p.error else "command"
+            reply = "done" if p.task_complete else "unparsed" if p.error else "command"
             out.setdefault((k + 1, int(bool(t.verifier.get("strict"))), reply), []).append(
                 (float(w[i, a:b][own].mean()), float(adv[i, a:b][own].mean())))
     return out

@@ -74,18 +74,25 @@ def compare_dirs(before: Path, after: Path, kinds_file: Path, resamples: int = 4
     from ..rollout.trajectory import read_trajectories
     from .turns import turn_health
 
-    kinds = read_json(kinds_file)["tasks"]
+    kinds = read_json(kinds_file).get("tasks") if Path(kinds_file).is_file() else None
+    if not isinstance(kinds, dict):
+        raise ValueError(f"{kinds_file}: no 'tasks' object (each held-out task's kind), as heldout-rpr-N/kinds.json has")
     trajs = [read_trajectories(Path(d) / "trajectories.jsonl") for d in (before, after)]
-    c = compare(*(task_rates(t, kinds) for t in trajs), room=None, resamples=resamples)
+    rates = [task_rates(t, kinds) for t in trajs]
+    unpaired = len(set(rates[0]) ^ set(rates[1]))
+    if not set(rates[0]) & set(rates[1]):
+        raise ValueError(f"{before} and {after}: no task measured in both")
+    c = compare(*rates, room=None, resamples=resamples)
 
     def line(name: str, r: dict) -> str:
         return (f"{name[:44]:44} {100 * r['before']:6.1f} -> {100 * r['after']:5.1f}  {100 * r['delta']:+6.1f} "
                 f"[{100 * r['low']:+6.1f}, {100 * r['high']:+6.1f}]  {r['tasks']} tasks")
 
-    out = [f"{before} -> {after}: paired bootstrap over tasks, 95% interval",
+    out = [f"{before} -> {after}: paired bootstrap over tasks, 95% interval"
+           + (f" ({unpaired} tasks measured in one of the two only, left out)" if unpaired else ""),
            line("all", c["all"])] + [line(k, r) for k, r in c["by_kind"].items()]
     for d, t in zip((before, after), trajs):
-        out.append(f"{d}: " + "; ".join(f"turn {h['turn']}: unparsed {100 * h['malformed']:.0f}%, done "
+        out.append(f"{d}: " + "; ".join(f"turn {h['turn']}: unparsed {100 * h['unparsed']:.0f}%, done "
                                         f"{100 * h['done']:.0f}%, {h['tokens']:.0f} tokens, NLL {h['nll']:.2f}"
                                         for h in turn_health(t)))
     return "\n".join(out)
@@ -102,7 +109,10 @@ def main(argv: list[str] | None = None) -> str:
     for d in (args.before, args.after):
         if not (d / "trajectories.jsonl").is_file():
             raise SystemExit(f"{d / 'trajectories.jsonl'}: missing; give a finished evaluation directory")
-    out = compare_dirs(args.before, args.after, args.kinds)
+    try:
+        out = compare_dirs(args.before, args.after, args.kinds)
+    except ValueError as e:
+        raise SystemExit(str(e)) from None
     print(out)
     return out
 

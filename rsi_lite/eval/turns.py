@@ -5,8 +5,11 @@ task is already solved (the turn that should say TASK COMPLETE) is pushed up in 
 marker or noise sampled at temperature 1. Per action turn this module counts, over a set of episodes:
 
     actions     episodes that reached the turn
-    malformed   replies the harness could not parse (no command, no done marker): the turn ran nothing
-    done        replies that ended the episode (TASK COMPLETE)
+    unparsed    replies the harness could not parse (bash: no command block and no done marker; Terminus 2
+                JSON: no valid object): the turn ran nothing. A JSON reply that parses but lists no command that
+                runs is not counted here.
+    done        replies that say the task is done (TASK COMPLETE, or `task_complete` in JSON); a harness that asks
+                for a confirmation first may not end the episode on it
     tokens      mean generated tokens of the reply
     nll         mean negative log-probability of the sampled tokens, as the rollout recorded them: it rises
                 when the actor's replies spread out (an entropy proxy that needs no second forward)
@@ -23,25 +26,25 @@ from ..harness.parsers import parse_action
 
 
 def turn_health(trajs: list) -> list[dict]:
-    """Per action turn (0-based), over the trajectories that reached it: actions, malformed and done shares, mean
-    tokens and mean sampled-token NLL (see the module docstring). Trajectories are `rollout.trajectory.Trajectory`."""
+    """Per action turn (numbered from 1 in each row's "turn"), over the trajectories that reached it: actions,
+    unparsed and done shares, mean tokens and mean sampled-token NLL (see the module docstring). Trajectories are
+    `rollout.trajectory.Trajectory`."""
     acc: list[dict] = []
     for t in trajs:
-        replies = [m["content"] for m in t.messages if m.get("kind", "action" if m["role"] == "assistant" else "")
-                   == "action"]
+        replies = [m["content"] for m in t.messages if m.get("kind") == "action"]
         for i, text in enumerate(replies):
             while len(acc) <= i:
-                acc.append({"actions": 0, "malformed": 0, "done": 0, "tokens": 0, "nll": 0.0})
+                acc.append({"actions": 0, "unparsed": 0, "done": 0, "tokens": 0, "nll": 0.0})
             a, parsed = acc[i], parse_action(text, t.action_format)
             a["actions"] += 1
-            a["malformed"] += parsed.error is not None
+            a["unparsed"] += parsed.error is not None
             a["done"] += parsed.task_complete
             if i < len(t.turn_spans):
                 s, e = t.turn_spans[i]
                 own = [lp for lp, m in zip(t.logprobs[s:e], t.action_mask[s:e]) if m]
                 a["tokens"] += len(own)
                 a["nll"] -= sum(own)
-    return [{"turn": i + 1, "actions": a["actions"], "malformed": a["malformed"] / a["actions"],
+    return [{"turn": i + 1, "actions": a["actions"], "unparsed": a["unparsed"] / a["actions"],
              "done": a["done"] / a["actions"], "tokens": a["tokens"] / a["actions"],
              "nll": a["nll"] / a["tokens"] if a["tokens"] else float("nan")} for i, a in enumerate(acc)]
 
@@ -55,16 +58,16 @@ def step_turns(stage: Path) -> dict[str, list[dict]]:
 
 
 def turns_markdown(title: str, rows: dict[str, list[dict]]) -> list[str]:
-    """One line per row label (a step, a checkpoint): each turn's malformed and done shares, tokens and NLL."""
+    """One line per row label (a step, a checkpoint): each turn's unparsed and done shares, tokens and NLL."""
     if not rows:
         return []
     n = max(len(r) for r in rows.values())
-    head = " | ".join(f"turn {i + 1}: malformed / done / tokens / NLL" for i in range(n))
+    head = " | ".join(f"turn {i + 1}: unparsed / done / tokens / NLL" for i in range(n))
     out = [f"## {title}", "", "Per action turn: the share of replies the harness could not parse, the share that "
            "said the task was done, the mean tokens of a reply, and the mean negative log-probability of its "
            "sampled tokens (rising when the replies spread out).", "", f"| | {head} |", "|---|" + "---|" * n]
     for label, turns in rows.items():
-        cells = [f"{100 * t['malformed']:.0f}% / {100 * t['done']:.0f}% / {t['tokens']:.0f} / {t['nll']:.2f}"
+        cells = [f"{100 * t['unparsed']:.0f}% / {100 * t['done']:.0f}% / {t['tokens']:.0f} / {t['nll']:.2f}"
                  for t in turns] + ["-"] * (n - len(turns))
         out.append(f"| {label} | " + " | ".join(cells) + " |")
     return out + [""]

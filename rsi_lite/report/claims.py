@@ -204,22 +204,29 @@ def critic_and_reward_claims(rep: dict) -> list[dict]:
     return out
 
 
+DRIFT_MIN_REPLIES = 20
+"""The fewest replies at a turn, in each of the two held-out rows, for `_last_turn_drift` to judge it."""
+
+
 def _last_turn_drift(rep: dict, phase: str) -> str | None:
-    """A clause when the phase's actor, on its held-out kinds, ends more of its episodes with a reply that ran
-    nothing (the harness could not parse it) than its incoming checkpoint did, beyond two standard errors: the
-    replies after a solved task are credited with the success whatever they say (`eval.turns`)."""
+    """A clause when the phase's actor, on its held-out kinds, leaves more of its replies at the last turn both rows
+    reached unparsed (it ran nothing) than its incoming checkpoint did, beyond two standard errors of the
+    difference, with at least `DRIFT_MIN_REPLIES` replies at that turn in each row: a reply after a solved task is
+    credited with the success whatever it says (`eval.turns`)."""
     h = next(iter(rep.get("heldout", {}).values()), {}).get(phase)
     rows = [r for r in (h or {}).get("rows", []) if r.get("turns")]
     if len(rows) != 2:
         return None
-    (a, b), last = (r["turns"] for r in rows), min(len(r["turns"]) for r in rows) - 1
-    x, y = a[last], b[last]
+    last = min(len(r["turns"]) for r in rows) - 1
+    x, y = (r["turns"][last] for r in rows)
     n1, n2 = x["actions"], y["actions"]
-    diff, se = rise(round(x["malformed"] * n1), n1, round(y["malformed"] * n2), n2)
+    if min(n1, n2) < DRIFT_MIN_REPLIES:
+        return None
+    diff, se = rise(round(x["unparsed"] * n1), n1, round(y["unparsed"] * n2), n2)
     if diff <= 2 * se:
         return None
-    return (f"its replies drifted: on the held-out kinds {100 * y['malformed']:.0f}% of its turn-{last + 1} replies "
-            f"ran nothing (no command, no done marker), against {100 * x['malformed']:.0f}% for {rows[0]['stage']}")
+    return (f"its replies drifted: on the held-out kinds {100 * y['unparsed']:.0f}% of its turn-{y['turn']} replies "
+            f"ran nothing (unparsed), against {100 * x['unparsed']:.0f}% for {rows[0]['stage']}")
 
 
 def rise(s1: int, n1: int, s2: int, n2: int) -> tuple[float, float]:

@@ -58,7 +58,8 @@ def heldout_markdown(phase: str, h: dict, seed=None) -> list[str]:
         out.append(f"| {r['stage']} | {100 * r['success']:.2f} ({r['strict']}/{r['episodes']}) | "
                    + ", ".join(f"{100 * x:.1f}" for x in r["runs"]) + " | " + " | ".join(cells) + " |")
     turns = {r["stage"]: r["turns"] for r in h["rows"] if r.get("turns")}
-    return out + [""] + turns_markdown(f"{phase} on held-out kinds, turn by turn", turns)
+    return out + [""] + turns_markdown(f"{phase} on held-out kinds, turn by turn"
+                                       + (f" (seed {seed})" if seed is not None else ""), turns)
 
 
 def refinement_room(run: Path, d: Path, selection: dict, suites=("core", "val")) -> dict:

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field
 
 from ..algos.advantages import ESTIMATORS, GROUP_ESTIMATORS
 from ..algos.ppo import PPOConfig
-from ..algos.rewards import REWARDS
+from ..algos.rewards import DEFAULT_ALPHA, REWARDS
 from ..rollout.engine import RolloutConfig
 
 ROLLOUT_CORRECTION = ("auto", "on", "off")
@@ -101,7 +101,9 @@ class RPRConfig:
     reads, so the final reward credits any reply there with the episode's outcome; the done marker, which a
     failure also ends with, is pushed down, and prose sampled at temperature 1 in successes is pushed up, until
     the actor stops ending its episodes cleanly (`eval.turns`, docs/experiments.md 2026-12-07). The penalty gives
-    such replies a direction. A departure from the paper, whose reward is the verifier's alone."""
+    such replies a direction. A departure from the paper, whose reward is the verifier's alone. An episode's return
+    is its reward minus p per unparsed reply, so a success keeps outscoring every failure (SPR's promise) only while
+    p x (max_turns - 1) < 1 - alpha; the validation refuses a larger p. scale_up's verl path does not carry it."""
     shadow_flags: bool = True
     """Replay each step's successes in their tasks' shadow twins and run the pattern checks
     (`verify.shadow.success_flags`): each success's `verifier["flags"]`, and the step's `success/flagged` share."""
@@ -223,6 +225,11 @@ class RPRConfig:
             raise ValueError(f"RPRConfig.ref_kl: {self.ref_kl} is negative")
         if self.unparsed_penalty < 0:
             raise ValueError(f"RPRConfig.unparsed_penalty: {self.unparsed_penalty} is negative (it is subtracted)")
+        worst = self.unparsed_penalty * max(self.rollout.max_turns - 1, 1)
+        if self.unparsed_penalty and self.reward == "spr" and worst >= 1 - DEFAULT_ALPHA:
+            raise ValueError(f"RPRConfig.unparsed_penalty: {self.unparsed_penalty} x (max_turns - 1) = {worst:g} reaches "
+                             f"1 - SPR's alpha ({1 - DEFAULT_ALPHA:g}), so a success with unparsed replies could score "
+                             "below a failure")
         if self.unparsed_penalty and not self.uses_critic:
             raise ValueError(f"RPRConfig.unparsed_penalty: {self.unparsed_penalty}; the estimator {self.estimator!r} "
                              "judges whole episodes by their reward, so a per-turn penalty cannot reach it")

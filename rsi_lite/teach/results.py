@@ -14,8 +14,9 @@ Reads the run through `rsi_lite.report.write.build` (the report's own reader, so
                            the pool probes of PPO straight from Base (the `--control direct-ppo` branch)
     heldout.csv            seed, phase, stage, kind, successes, episodes: each RPR phase's incoming checkpoint and
                            its actor on fresh instances of the kinds it trained on (`report.heldout`)
-    turns.csv              seed, stage, where, turn, actions, malformed, done, tokens, nll: the actor's replies turn
-                           by turn per PPO step and per held-out checkpoint (`eval.turns`)
+    turns.csv              seed, stage, where, turn, actions, unparsed, done, tokens, nll: the actor's replies turn
+                           by turn, per PPO step of a stage (where step-K) and on the stage's held-out kinds per
+                           checkpoint (where heldout:<checkpoint>); stage is the stage's directory (rpr-1)
     funnel.json            the self-rewrite funnel per seed and cycle
     MANIFEST.json          the command, the commit, the run (its profile, seeds, and the stages and controls it has
                            finished), when, and each file's size
@@ -103,11 +104,11 @@ def heldout_csv(rep: dict) -> str | None:
 
 
 def turns_csv(rep: dict) -> str | None:
-    keys = ("actions", "malformed", "done", "tokens", "nll")
+    keys = ("actions", "unparsed", "done", "tokens", "nll")
     rows = [[seed, stage, where, t["turn"], *(t[k] for k in keys)]
             for seed, stages in rep["curves"].items() for stage, c in stages.items()
             for where, turns in c.get("turns", {}).items() for t in turns]
-    rows += [[seed, phase, f"heldout:{r['stage']}", t["turn"], *(t[k] for k in keys)]
+    rows += [[seed, phase.lower(), f"heldout:{r['stage']}", t["turn"], *(t[k] for k in keys)]
              for seed, phases in rep.get("heldout", {}).items() for phase, h in phases.items()
              for r in h["rows"] for t in r.get("turns", [])]
     return _csv(["seed", "stage", "where", "turn", *keys], rows) if rows else None

@@ -164,20 +164,21 @@ def credit_figure(rows: dict | None = None):
 
 
 def last_turn_rows(path, stage: str = "rpr-1", seed: str | None = None) -> dict:
-    """From `docs/results/turns.csv` (`teach.results`): the last turn's figures of one refinement stage, per PPO
-    step ({"steps": [(step, malformed, done), ...]}) and per held-out checkpoint ({"heldout": {checkpoint:
-    (malformed, done)}}), shares in 0..1, for `turns_figure`. `seed`: the first seed in the file by default."""
+    """From `docs/results/turns.csv` (`teach.results`): the last turn the stage's rows reach, per PPO
+    step ({"steps": [(step, unparsed, done), ...]}) and per held-out checkpoint ({"heldout": {checkpoint:
+    (unparsed, done)}}), shares in 0..1, for `turns_figure`. `seed`: the first seed in the file by default."""
     import csv
 
-    rows = list(csv.DictReader(open(path)))
+    with open(path) as f:
+        rows = list(csv.DictReader(f))
     seed = seed if seed is not None else rows[0]["seed"]
-    phase = stage.upper()
-    last = max(int(r["turn"]) for r in rows if r["seed"] == seed)
-    pick = [r for r in rows if r["seed"] == seed and int(r["turn"]) == last]
-    steps = [(int(r["where"].split("-")[1]), float(r["malformed"]), float(r["done"]))
-             for r in pick if r["stage"] == stage and r["where"].startswith("step-")]
-    held = {r["where"].split(":", 1)[1]: (float(r["malformed"]), float(r["done"]))
-            for r in pick if r["stage"] == phase and r["where"].startswith("heldout:")}
+    mine = [r for r in rows if r["seed"] == seed and r["stage"] == stage]
+    last = max(int(r["turn"]) for r in mine)
+    pick = [r for r in mine if int(r["turn"]) == last]
+    steps = [(int(r["where"].split("-")[1]), float(r["unparsed"]), float(r["done"]))
+             for r in pick if r["where"].startswith("step-")]
+    held = {r["where"].split(":", 1)[1]: (float(r["unparsed"]), float(r["done"]))
+            for r in pick if r["where"].startswith("heldout:")}
     return {"seed": seed, "stage": stage, "turn": last, "steps": sorted(steps), "heldout": held}
 
 

@@ -29,3 +29,6 @@ def test_two_evaluation_directories_give_the_change_per_kind_and_each_turns_repl
     assert "turn 2: unparsed 50%, done 50%" in out[4] and "turn 2: unparsed 0%, done 100%" in out[5]
     with pytest.raises(SystemExit, match="nowhere/trajectories.jsonl: missing"):
         main([str(tmp_path / "nowhere"), str(tmp_path / "after"), "--kinds", str(tmp_path / "kinds.json")])
+    (tmp_path / "bad.json").write_text(json.dumps({"per_kind": 3}))
+    with pytest.raises(SystemExit, match="bad.json: no 'tasks' object"):
+        main([str(tmp_path / "before"), str(tmp_path / "after"), "--kinds", str(tmp_path / "bad.json")])

@@ -31,7 +31,7 @@ def episode(replies: list[str], logprobs: list[list[float]]) -> Trajectory:
                       turns=len(replies), verifier={"strict": 1}, rewards={"s": 1.0}, tokens={}, timings={})
 
 
-def test_each_turn_counts_malformed_and_done_replies_and_their_nll():
+def test_each_turn_counts_unparsed_and_done_replies_and_their_nll():
     """Two episodes reach turn 3: one says TASK COMPLETE, one writes prose with no command (the drift the cpu
     run's RPR-1 showed); a third ends after one turn. Shares are over the episodes that reached the turn, the NLL
     over the turn's sampled tokens only."""
@@ -41,8 +41,8 @@ def test_each_turn_counts_malformed_and_done_replies_and_their_nll():
            episode(["TASK COMPLETE"], [[-0.5]])]
     turns = turn_health(eps)
     assert [t["actions"] for t in turns] == [3, 2, 2]
-    assert turns[0]["done"] == pytest.approx(1 / 3) and turns[0]["malformed"] == 0
-    assert turns[2]["done"] == 0.5 and turns[2]["malformed"] == 0.5
+    assert turns[0]["done"] == pytest.approx(1 / 3) and turns[0]["unparsed"] == 0
+    assert turns[2]["done"] == 0.5 and turns[2]["unparsed"] == 0.5
     assert turns[0]["tokens"] == pytest.approx(5 / 3) and turns[2]["tokens"] == 2
     assert turns[0]["nll"] == pytest.approx(0.9 / 5) and turns[2]["nll"] == pytest.approx(6.6 / 4)
 
@@ -55,9 +55,9 @@ def test_a_stage_reads_per_step_and_the_report_table_keeps_its_columns(tmp_path)
         write_trajectories([episode([cmd, last], [[-0.1], [-1.0]])], d / "trajectories.jsonl")
     rows = step_turns(tmp_path)
     assert list(rows) == ["step-000", "step-001"]
-    assert rows["step-000"][1]["done"] == 1 and rows["step-001"][1]["malformed"] == 1
+    assert rows["step-000"][1]["done"] == 1 and rows["step-001"][1]["unparsed"] == 1
     md = turns_markdown("Turns", {**rows, "short": [rows["step-000"][0]]})
-    assert md[0] == "## Turns" and "turn 2: malformed / done / tokens / NLL" in md[4]
+    assert md[0] == "## Turns" and "turn 2: unparsed / done / tokens / NLL" in md[4]
     assert md[-3].startswith("| step-001 | 0% / 0% / 1 / 0.10 | 100% / 0% / 1 / 1.00 |")
     assert md[-2] == "| short | 0% / 0% / 1 / 0.10 | - |"
     assert turns_markdown("Turns", {}) == [] and math.isnan(turn_health([episode(["x"], [[]])])[0]["nll"])

@@ -99,10 +99,13 @@ def test_a_fall_beyond_the_interval_is_said_and_so_is_a_drift_of_the_last_turn()
     rep.update(stages=_stages([0.30, 0.32, 0.28], [0.31, 0.33, 0.30]), controls={}, selection={}, curves={"0": {"rpr-1": {}}})
     turn = {"turn": 3, "done": 0.5, "tokens": 8, "nll": 0.1}
     before, after = rep["heldout"]["0"]["RPR-1"]["rows"]
-    before["turns"], after["turns"] = [{**turn, "actions": 90, "malformed": 0.03}], [{**turn, "actions": 90, "malformed": 0.33}]
+    before["turns"], after["turns"] = [{**turn, "actions": 90, "unparsed": 0.03}], [{**turn, "actions": 90, "unparsed": 0.33}]
     (s,) = refinement_sentences(rep)
-    assert ("its replies drifted: on the held-out kinds 33% of its turn-1 replies ran nothing (no command, no done "
-            "marker), against 3% for RSR-1") in s
+    assert "its replies drifted: on the held-out kinds 33% of its turn-3 replies ran nothing (unparsed), against 3% " \
+        "for RSR-1" in s
     assert s.endswith("refinement made the agent worse on fresh instances of the kinds it trained on.")
-    after["turns"] = [{**turn, "actions": 90, "malformed": 0.05}]  # within two standard errors: not said
+    after["turns"] = [{**turn, "actions": 90, "unparsed": 0.05}]  # within two standard errors: not said
+    assert "drifted" not in refinement_sentences(rep)[0]
+    # one reply at that turn in each row, 0% against 100%: too few to judge, not said
+    before["turns"], after["turns"] = [{**turn, "actions": 1, "unparsed": 0.0}], [{**turn, "actions": 1, "unparsed": 1.0}]
     assert "drifted" not in refinement_sentences(rep)[0]

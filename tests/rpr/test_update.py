@@ -320,3 +320,25 @@ def test_an_unparsed_reply_is_charged_on_its_last_token_and_the_penalty_needs_a_
     assert diff[1].nonzero().flatten().tolist() == [39] and diff[1, 39] == pytest.approx(-0.2)   # turn 2 ends at 40
     assert diff[2].nonzero().flatten().tolist() == [17] and diff[2, 17] == pytest.approx(-0.2)   # turn 1 ends at 18
     assert charged[1, 39] == pytest.approx(paper[1, 39] - 0.2)  # beside the final reward on the same token
+
+
+def test_the_penalty_adds_to_per_turn_rewards_and_cannot_make_a_success_score_below_a_failure():
+    """With `reward_timing` 'turn' the deltas go on each turn's last token first and the penalty is subtracted on the
+    same token, so an episode's return is its reward minus p per unparsed reply; a p that could take a success
+    under SPR's failures (p x (max_turns - 1) >= 1 - alpha) is refused."""
+    from rsi_lite.algos.rewards import DEFAULT_ALPHA
+    from rsi_lite.rollout.engine import RolloutConfig
+
+    with pytest.raises(ValueError, match=r"RPRConfig.unparsed_penalty: 0.3 x \(max_turns - 1\) = 0.6 reaches"):
+        RPRConfig(unparsed_penalty=0.3, rollout=RolloutConfig(max_turns=3))
+    assert 0.2 * 2 < 1 - DEFAULT_ALPHA  # the committed config's p at 3 turns is allowed
+    RPRConfig(unparsed_penalty=0.2, rollout=RolloutConfig(max_turns=3))
+    (t,) = fake_trajectories(1)
+    t = replace(t, messages=[{"role": "assistant", "kind": "action", "content": "```bash\nls\n```"},
+                             {"role": "user", "kind": "observation", "content": ""},
+                             {"role": "assistant", "kind": "action", "content": "prose"}],
+                turn_rewards={"spr": [0.25, 1.0]})
+    _, _, _, _, turn = batch_tensors([t], "spr", 0, "turn")
+    _, _, _, _, charged = batch_tensors([t], "spr", 0, "turn", 0.2)
+    assert turn[0, 17] == pytest.approx(0.25) and turn[0, 39] == pytest.approx(0.75)
+    assert charged[0, 39] == pytest.approx(0.55) and charged.sum() == pytest.approx(1.0 - 0.2)

@@ -90,8 +90,8 @@ def test_the_summaries_carry_the_runs_numbers(tmp_path, fake_stages):
         [("RSR-1", "Copy", "1", "2"), ("RPR-1", "Copy", "2", "2")]
     turns = {(r["stage"], r["where"], r["turn"]): r for r in rows(out / "turns.csv")}
     assert float(turns[("rpr-1", "step-000", "2")]["done"]) == 1.0
-    assert float(turns[("RPR-1", "heldout:RPR-1", "2")]["malformed"]) == 0.5
-    assert float(turns[("RPR-1", "heldout:RSR-1", "2")]["malformed"]) == 0.0
+    assert float(turns[("rpr-1", "heldout:RPR-1", "2")]["unparsed"]) == 0.5
+    assert float(turns[("rpr-1", "heldout:RSR-1", "2")]["unparsed"]) == 0.0
     assert manifest["not_in_this_run"] == [] and set(manifest["files"]) == {
         "stages.csv", "ppo_curves.csv", "critic_ev.csv", "direct_ppo_probes.csv", "heldout.csv", "turns.csv",
         "funnel.json"}

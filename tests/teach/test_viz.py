@@ -54,10 +54,11 @@ def test_the_last_turn_chart_reads_turns_csv(tmp_path):
     from rsi_lite.teach.viz import last_turn_rows, turns_figure
 
     p = tmp_path / "turns.csv"
-    p.write_text("seed,stage,where,turn,actions,malformed,done,tokens,nll\n"
+    p.write_text("seed,stage,where,turn,actions,unparsed,done,tokens,nll\n"
                  "1,rpr-1,step-000,1,24,0.0,0.0,30,0.1\n1,rpr-1,step-000,3,23,0.1,0.5,12,0.6\n"
-                 "1,rpr-1,step-001,3,23,0.4,0.1,20,0.9\n1,RPR-1,heldout:RSR-1,3,184,0.03,0.85,8,0.03\n"
-                 "1,RPR-1,heldout:RPR-1,3,203,0.33,0.12,21,0.22\n2,rpr-1,step-000,3,20,0.9,0.0,1,1\n")
+                 "1,rpr-1,step-001,3,23,0.4,0.1,20,0.9\n1,rpr-1,heldout:RSR-1,3,184,0.03,0.85,8,0.03\n"
+                 "1,rpr-1,heldout:RPR-1,3,203,0.33,0.12,21,0.22\n1,rpr-2,step-000,4,20,0.9,0.0,1,1\n"
+                 "2,rpr-1,step-000,3,20,0.9,0.0,1,1\n")
     rows = last_turn_rows(p)
     assert rows["seed"] == "1" and rows["turn"] == 3
     assert rows["steps"] == [(0, 0.1, 0.5), (1, 0.4, 0.1)]
