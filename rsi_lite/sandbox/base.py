@@ -33,13 +33,15 @@ STALE = re.compile(rb"\x1eRSI[0-9a-f]{16}:\d+\x1e\n?")  # a sentinel left over f
 _KEEPER_LOOP = (
     # (PS1 is set on the inner shell's line: a non-interactive bash drops it from the environment)
     "cd \"$RSI_WORKDIR\" 2>/dev/null; while :; do PS1= PS2= bash --norc --noprofile --noediting -i; "
-    "printf '\\036RSIEXIT:%d\\036\\n' $?; cd \"$RSI_WORKDIR\" 2>/dev/null; done"
+    "printf '\\036RSIEXIT:%d\\036\\n' $? || exit; cd \"$RSI_WORKDIR\" 2>/dev/null; done"
 )
 
 
 def keeper_command(limits: "SandboxLimits", *, limit_processes: bool = True) -> list[str]:
     """The sandbox's long-lived process: sets the limits, then restarts the interactive shell
-    whenever it exits or is killed, so the limits hold for every shell it ever starts."""
+    whenever it exits or is killed, so the limits hold for every shell it ever starts. Once nobody reads it (its
+    terminal closed, its owner gone) the restart notice cannot be written and the loop ends, where it would
+    otherwise restart a shell that reads end-of-file at once, without end."""
     return ["bash", "--norc", "--noprofile", "-c", limits.ulimit_line(limit_processes) + "; " + _KEEPER_LOOP]
 
 

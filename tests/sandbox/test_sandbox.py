@@ -190,3 +190,27 @@ def test_a_fork_bomb_in_one_sandbox_does_not_starve_another(bwrap_ok):
         time.sleep(1)
         r = other.exec("ls /; python3 -c 'print(6 * 7)'")
         assert r.exit_code == 0 and "42" in r.output
+
+
+def test_the_keeper_ends_once_nobody_reads_it():
+    """An orphaned keeper spun under PID 1 in a CI run (docs/experiments.md, 2026-12-07): its owner gone, its pty
+    closed, each `bash -i` it restarted read end-of-file at once, and the restart notice failed to write without
+    killing it (the pty answers EIO, not SIGPIPE). The same here with pipes and SIGPIPE ignored: stdin at
+    end-of-file, stdout with no reader. The keeper must end instead of restarting shells without end."""
+    import subprocess
+
+    from rsi_lite.sandbox.base import keeper_command
+
+    r_in, w_in = os.pipe()
+    r_out, w_out = os.pipe()
+    os.close(w_in)   # end-of-file for every shell it starts
+    os.close(r_out)  # nobody reads what it writes; Python ignores SIGPIPE and the child keeps that (restore_signals)
+    p = subprocess.Popen(keeper_command(SandboxLimits(), limit_processes=False), stdin=r_in, stdout=w_out,
+                         stderr=subprocess.DEVNULL, restore_signals=False, env={**os.environ, "RSI_WORKDIR": "/tmp"})
+    os.close(r_in)
+    os.close(w_out)
+    try:
+        assert p.wait(timeout=10) is not None
+    finally:
+        if p.poll() is None:
+            p.kill()
