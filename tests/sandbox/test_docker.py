@@ -64,7 +64,10 @@ def test_docker_network_is_off_and_fork_bomb_contained(engine):
         r = s.exec("python3 -c \"import socket; s=socket.socket(); s.settimeout(2); s.connect(('1.1.1.1', 80))\"")
         assert r.exit_code != 0
         s.exec("f(){ f|f& }; f; sleep 1", timeout=3)
-        assert s.exec("echo alive", timeout=10).output.strip().endswith("alive")
+        # the shell still answers; the bomb's last processes may still print "fork: retry" around its answer (they
+        # did after it on a loaded machine, 2026-12-07), so the answer is looked for among the lines, not at the end
+        r = s.exec("echo alive", timeout=10)
+        assert r.exit_code == 0 and "alive" in r.output.splitlines(), r.output[-300:]
 
 
 def test_docker_fake_reward_does_not_pass(engine):
