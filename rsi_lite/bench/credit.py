@@ -58,20 +58,17 @@ def turn_credit_rows(trajs: list, values, rewards, mask, cfg) -> dict:
     """{(turn, success, reply): [(mean whitened advantage, mean raw advantage), ...]} for one batch, under the
     stage's own estimator; `reply` is 'command', 'done' or 'unparsed' (the harness could not parse it: it ran nothing)."""
     from ..algos.ppo import masked_whiten
-    from ..harness.parsers import parse_action
+    from ..eval.turns import reply_kinds
     from ..rpr.update import advantages_for
 
     adv, _ = advantages_for(cfg, rewards, values, mask)
     w = masked_whiten(adv, mask)
     out: dict = {}
     for i, t in enumerate(trajs):
-        replies = [m["content"] for m in t.messages if m.get("kind") == "action"]
-        for k, ((a, b), text) in enumerate(zip(t.turn_spans, replies)):
+        for k, ((a, b), reply) in enumerate(zip(t.turn_spans, reply_kinds(t))):
             own = mask[i, a:b].bool()
             if not own.any():
                 continue
-            p = parse_action(text, t.action_format)
-            reply = "done" if p.task_complete else "unparsed" if p.error else "command"
             out.setdefault((k + 1, int(bool(t.verifier.get("strict"))), reply), []).append(
                 (float(w[i, a:b][own].mean()), float(adv[i, a:b][own].mean())))
     return out

@@ -25,20 +25,31 @@ from pathlib import Path
 from ..harness.parsers import parse_action
 
 
+def reply_kinds(t) -> list[str]:
+    """Each action reply of a trajectory, in turn order: 'done' (says the task is done), 'unparsed' (the harness
+    could not parse it: it ran nothing) or 'command'. The one reading of replies that the turn tables, the credit
+    bench and the PPO update's `unparsed_penalty` share."""
+    out = []
+    for m in t.messages:
+        if m.get("kind") == "action":
+            p = parse_action(m["content"], t.action_format)
+            out.append("done" if p.task_complete else "unparsed" if p.error else "command")
+    return out
+
+
 def turn_health(trajs: list) -> list[dict]:
     """Per action turn (numbered from 1 in each row's "turn"), over the trajectories that reached it: actions,
     unparsed and done shares, mean tokens and mean sampled-token NLL (see the module docstring). Trajectories are
     `rollout.trajectory.Trajectory`."""
     acc: list[dict] = []
     for t in trajs:
-        replies = [m["content"] for m in t.messages if m.get("kind") == "action"]
-        for i, text in enumerate(replies):
+        for i, kind in enumerate(reply_kinds(t)):
             while len(acc) <= i:
                 acc.append({"actions": 0, "unparsed": 0, "done": 0, "tokens": 0, "nll": 0.0})
-            a, parsed = acc[i], parse_action(text, t.action_format)
+            a = acc[i]
             a["actions"] += 1
-            a["unparsed"] += parsed.error is not None
-            a["done"] += parsed.task_complete
+            a["unparsed"] += kind == "unparsed"
+            a["done"] += kind == "done"
             if i < len(t.turn_spans):
                 s, e = t.turn_spans[i]
                 own = [lp for lp, m in zip(t.logprobs[s:e], t.action_mask[s:e]) if m]

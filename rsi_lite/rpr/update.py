@@ -45,7 +45,7 @@ def batch_tensors(trajs: list[Trajectory], reward: str, pad_id: int, timing: str
     """Right-padded ids, attention, action mask, rollout log-probs and token rewards [B, T]. timing 'final': the
     episode's reward on its last action token; 'turn': each action's `turn_reward_deltas` on its last token
     (episodes rolled out with `verify_turns`; one without a verdict per action keeps the final reward).
-    `unparsed_penalty` p > 0: each action the harness could not parse (`unparsed_turns`) also earns -p on its last
+    `unparsed_penalty` p > 0: each action the harness could not parse (`eval.turns.reply_kinds`) also earns -p on its last
     token (`RPRConfig.unparsed_penalty`)."""
     import torch
 
@@ -72,18 +72,13 @@ def batch_tensors(trajs: list[Trajectory], reward: str, pad_id: int, timing: str
     elif timing != "final":
         raise ValueError(f"RPRConfig.reward_timing: {timing!r} is neither 'final' nor 'turn'")
     if unparsed_penalty:
+        from ..eval.turns import reply_kinds
+
         for i, t in enumerate(trajs):
-            for k in unparsed_turns(t):
-                rewards[i, t.turn_spans[k][1] - 1] -= unparsed_penalty
+            for (_, end), kind in zip(t.turn_spans, reply_kinds(t)):
+                if kind == "unparsed":
+                    rewards[i, end - 1] -= unparsed_penalty
     return ids, att, mask, lps, rewards
-
-
-def unparsed_turns(t: Trajectory) -> list[int]:
-    """The 0-based turns whose reply the harness could not parse (no command, no done marker): each ran nothing."""
-    from ..harness.parsers import parse_action
-
-    replies = [m["content"] for m in t.messages if m.get("kind") == "action"]
-    return [k for k, text in enumerate(replies[:len(t.turn_spans)]) if parse_action(text, t.action_format).error]
 
 
 def estimator(cfg: "RPRConfig"):
