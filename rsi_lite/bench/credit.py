@@ -15,7 +15,8 @@ each whitened over the batch's action tokens as the update does. It prints, per 
 the mean whitened advantage over their action tokens, and the share of those tokens whose advantage is negative:
 a success whose tokens are pushed down is a success the update partly unlearns.
 
-With `--by turn` it prints instead, under the stage's own estimator (`RPRConfig.value_at`), one line per action turn,
+With `--by turn` it prints instead, under the stage's own estimator (`RPRConfig.value_at`; for a critic-free stage, its
+group advantages, which need no critic), one line per action turn,
 outcome and kind of reply (a command, the done marker, or a reply the harness could not parse, `eval.turns`): the replies,
 their mean whitened and raw advantage, and how many of them the update pushes down (mean whitened advantage < 0).
 The same tokens (TASK COMPLETE) pushed up in successes and down in failures move by the difference.
@@ -56,13 +57,19 @@ def credit_rows(trajs: list, values, rewards, mask, kinds: dict[str, str], cfg) 
 
 def turn_credit_rows(trajs: list, values, rewards, mask, cfg) -> dict:
     """{(turn, success, reply): [(mean whitened advantage, mean raw advantage), ...]} for one batch, under the
-    stage's own estimator; `reply` is 'command', 'done' or 'unparsed' (the harness could not parse it: it ran nothing)."""
+    stage's own estimator; `reply` is 'command', 'done' or 'unparsed' (the harness could not parse it: it ran nothing).
+    A critic-free estimator (`cfg.uses_critic` False) reads no `values` (None will do): each episode's advantage
+    is its task's group's, not whitened, as the update uses it (`rpr.update.group_advantages`)."""
     from ..algos.ppo import masked_whiten
     from ..eval.turns import reply_kinds
-    from ..rpr.update import advantages_for
+    from ..rpr.update import advantages_for, group_advantages
 
-    adv, _ = advantages_for(cfg, rewards, values, mask)
-    w = masked_whiten(adv, mask)
+    if cfg.uses_critic:
+        adv, _ = advantages_for(cfg, rewards, values, mask)
+        w = masked_whiten(adv, mask)
+    else:
+        adv, _, _ = group_advantages(cfg, trajs, mask)
+        w = adv
     out: dict = {}
     for i, t in enumerate(trajs):
         for k, ((a, b), reply) in enumerate(zip(t.turn_spans, reply_kinds(t))):
@@ -116,26 +123,34 @@ def main(argv: list[str] | None = None) -> str:
                    help="kind: three baselines per kind and outcome; turn: the stage's own, per turn and reply")
     args = p.parse_args(argv)
     run = Path(args.run)
-    for need in ("config.json", "critic", "actor"):
-        if not (run / need).exists():
-            raise SystemExit(f"{run / need}: missing; --run must be a finished refinement stage with a critic")
+    if not (run / "config.json").exists():
+        raise SystemExit(f"{run / 'config.json'}: missing; --run must be a refinement stage directory (rpr-N)")
     cfg = RPRConfig.from_dict(json.loads((run / "config.json").read_text()))
+    if not cfg.uses_critic and args.by == "kind":
+        raise SystemExit(f"{run / 'config.json'}: estimator {cfg.estimator!r} has no critic; --by kind compares a "
+                         "critic's baselines, --by turn reads a critic-free stage's group advantages")
+    for need in ("actor", "critic") if cfg.uses_critic else ():
+        if not (run / need).exists():
+            raise SystemExit(f"{run / need}: missing; --run must be a finished refinement stage")
     kinds = {k: v.split(": ", 1)[-1] for k, v in kind_map(find_tasks(Path(args.pool))).items()}
-    policy = load_actor_critic(str(run / "actor"), str(run / "critic"))
+    policy = load_actor_critic(str(run / "actor"), str(run / "critic")) if cfg.uses_critic else None
+    pad = (policy.tokenizer.pad_token_id or 0) if policy else 0  # a critic-free stage reads no token ids
     lo, _, hi = args.steps.partition(":")
     steps = sorted(run.glob("step-*"))[int(lo) if lo else None:int(hi) if hi else None]
     rows: dict = {}
     for step in steps:
         trajs = read_trajectories(step / "trajectories.jsonl")
-        ids, att, mask, _, rewards = batch_tensors(trajs, cfg.reward, policy.tokenizer.pad_token_id or 0,
-                                                   cfg.reward_timing, cfg.unparsed_penalty)
-        with torch.no_grad():
-            v = torch.cat([values(policy, ids[i:i + 4], att[i:i + 4]) for i in range(0, len(trajs), 4)])
+        ids, att, mask, _, rewards = batch_tensors(trajs, cfg.reward, pad, cfg.reward_timing, cfg.unparsed_penalty)
+        v = None
+        if policy is not None:
+            with torch.no_grad():
+                v = torch.cat([values(policy, ids[i:i + 4], att[i:i + 4]) for i in range(0, len(trajs), 4)])
         rows_of = (turn_credit_rows(trajs, v, rewards, mask, cfg) if args.by == "turn"
                    else credit_rows(trajs, v, rewards, mask, kinds, cfg))
         for k, xs in rows_of.items():
             rows.setdefault(k, []).extend(xs)
-    out = (f"{run}: steps {steps[0].name}..{steps[-1].name}, the final critic\n"
+    source = "the final critic" if cfg.uses_critic else f"{cfg.estimator}'s group advantages (not whitened)"
+    out = (f"{run}: steps {steps[0].name}..{steps[-1].name}, {source}\n"
            + (turn_table(rows) if args.by == "turn" else table(rows)))
     print(out)
     return out

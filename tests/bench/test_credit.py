@@ -45,3 +45,33 @@ def test_by_turn_the_done_marker_is_pushed_up_in_successes_and_down_in_failures(
     assert all(w > 0 for w, _ in rows[(2, 1, "done")]) and all(w < 0 for w, _ in rows[(2, 0, "done")])
     text = turn_table(rows)
     assert "   2 0 done        3" in text and text.splitlines()[-1].endswith("0/3")
+
+
+def test_by_turn_a_critic_free_stage_reads_its_group_advantages():
+    """A grpo stage has no critic: `--by turn` gives each reply its episode's group advantage, unwhitened, as the
+    update does; two episodes of one task, one solved, one not, ending with the same done marker."""
+    from dataclasses import replace
+
+    from rsi_lite.bench.credit import turn_credit_rows
+
+    trajs = [replace(t, task="t0", messages=[{"role": "assistant", "kind": "action", "content": "TASK COMPLETE"}])
+             for t in fake_trajectories(2)]
+    _, _, mask, _, rewards = batch_tensors(trajs, "spr", 0)
+    rows = turn_credit_rows(trajs, None, rewards, mask, RPRConfig(estimator="grpo", rollouts_per_task=2,
+                                                                   warmup_tasks=0, calibration_steps=0))
+    (up,), (down,) = rows[(1, 1, "done")], rows[(1, 0, "done")]
+    assert up[0] == up[1] > 0 > down[0] == down[1]
+    assert abs(up[0] + down[0]) < 1e-5  # one success, one failure: the same push, opposite signs
+
+
+def test_the_command_refuses_kind_credit_for_a_critic_free_stage(tmp_path):
+    import json
+
+    import pytest
+
+    from rsi_lite.bench.credit import main
+
+    cfg = RPRConfig(estimator="grpo", rollouts_per_task=2, warmup_tasks=0, calibration_steps=0)
+    (tmp_path / "config.json").write_text(json.dumps(cfg.to_dict()))
+    with pytest.raises(SystemExit, match="config.json: estimator 'grpo' has no critic"):
+        main(["--run", str(tmp_path), "--pool", str(tmp_path), "--by", "kind"])
