@@ -144,6 +144,19 @@ class RPRConfig:
     exp(d) - 1 - d, d = log pi_init - log pi, as verl's `low_var_kl`), added to the policy loss. 0 (the paper's):
     none. It holds the kinds the batches seldom draw where the incoming checkpoint had them, against the forgetting
     measured in docs/experiments.md; `kl/ref` (under the training forward) and `kl/ref_before` are logged."""
+    replay: float = 0.0
+    """Weight of a replay term, the kit's departure (InstructGPT's PPO-ptx in kind, with the self-rewrite's data in
+    place of pretraining text): each actor optimizer step also lowers `replay` x the mean NLL, on their action
+    tokens, of `replay_batch` examples of the incoming checkpoint's self-rewrite dataset (`replay_from`). It
+    anchors what the batches do not draw: refinement from the cpu profile's seed-1 RSR-1 unlearned kinds near the
+    trained ones, with a critic and without one alike (docs/experiments.md, 2026-12-07, session 7). 0 (the
+    paper's): none. Logged: `losses/replay`, the replay examples' NLL before each step."""
+    replay_batch: int = 4
+    """Examples of the replay term per actor optimizer step, drawn without replacement, seeded by `seed` and the
+    step (a resumed stage draws what the uninterrupted one would)."""
+    replay_from: str = ""
+    """The replay examples: a self-rewrite stage's `dataset.jsonl` (its `input_ids` and `loss_mask`); empty: the
+    one beside `init` (RPR-N from RSR-N's `checkpoint`: `rsr-N/dataset.jsonl`)."""
     max_grad_norm: float = 1.0
     """Global gradient-norm clip, per optimizer."""
     seed: int = 0
@@ -223,6 +236,9 @@ class RPRConfig:
                              "critic's values")
         if self.ref_kl < 0:
             raise ValueError(f"RPRConfig.ref_kl: {self.ref_kl} is negative")
+        if self.replay < 0 or self.replay_batch < 1:
+            raise ValueError(f"RPRConfig.replay / replay_batch: {self.replay} / {self.replay_batch}; the weight must be "
+                             "at least 0 and the batch at least 1")
         if self.unparsed_penalty < 0:
             raise ValueError(f"RPRConfig.unparsed_penalty: {self.unparsed_penalty} is negative (it is subtracted)")
         worst = self.unparsed_penalty * max(self.rollout.max_turns - 1, 1)

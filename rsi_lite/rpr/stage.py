@@ -150,8 +150,9 @@ def flag_step(trajs: list, tasks, cfg: RPRConfig, divisors: dict) -> None:
             t.rewards = {key: compute_reward(key, failed, divisor=divisors.get(t.family, DEFAULT_DIVISOR)) for key in t.rewards}
 
 
-def update_step(policy, optims: dict, cfg: RPRConfig, d: Path, k: int) -> dict:
-    """Step k's update on d/step-K/rollouts.jsonl, then its files (see above); return its metrics row."""
+def update_step(policy, optims: dict, cfg: RPRConfig, d: Path, k: int, replay=None) -> dict:
+    """Step k's update on d/step-K/rollouts.jsonl (with `replay`, the replay term's examples: `rpr.replay`), then its
+    files (see above); return its metrics row."""
     import shutil
 
     import torch
@@ -168,7 +169,7 @@ def update_step(policy, optims: dict, cfg: RPRConfig, d: Path, k: int) -> dict:
     t1 = time.monotonic()
     with CLOCK.phase("train/ppo"):
         row = update(policy, trajs, cfg, optims, train_actor=phase == "joint",
-                     epochs=cfg.warmup_epochs if phase == "warmup" else None, step=k)
+                     epochs=cfg.warmup_epochs if phase == "warmup" else None, step=k, replay=replay)
     if bias is not None:
         row["critic/bias_init"] = bias
     earlier = [s.read("metrics.json") for s in StageDir(d).finished()]
@@ -266,7 +267,11 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
                              "that started it, or remove the stage's directory to run it afresh")
     n_steps = len(plan)
     events = sorted([(k, 0) for k in probe_points(cfg)] + [(k, 1) for k in range(n_steps)])
-    state = {"policy": None, "optims": None}
+    state = {"policy": None, "optims": None, "replay": None}
+    if cfg.replay:  # read before anything runs, so a missing dataset stops the stage at once
+        from .replay import Replay, replay_path
+
+        state["replay"] = Replay.load(replay_path(cfg), cfg.replay_batch)
     t_stage = time.monotonic()
     curves = Curves(cfg.report_to, d / "tensorboard")
 
@@ -309,7 +314,7 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
             continue
         if not (part / "rollouts.jsonl").is_file():
             roll_out_step(actor(), cfg, tasks, d, k, divisors, name=f"rpr-{cycle}", kinds=kinds, progress=progress)
-        row = update_step(actor(), state["optims"], cfg, d, k)
+        row = update_step(actor(), state["optims"], cfg, d, k, state["replay"])
         curves.add(row, k)
     curves.close()
     steps = stage.finished()

@@ -19,6 +19,7 @@ from ..algos.advantages import (
 )
 from ..algos.ppo import explained_variance, masked_whiten, ppo_loss, truncated_is_weights, value_loss
 from ..rollout.trajectory import Trajectory
+from .replay import replay_backward
 
 if TYPE_CHECKING:
     import torch
@@ -358,15 +359,19 @@ def optimizer_step(optims: dict, max_grad_norm: float, *, train_actor: bool) -> 
 
 
 def train_chunk(policy, optims: dict, batch: DeviceBatch, chunk: list, targets: Targets, cfg: "RPRConfig", *,
-                train_actor: bool, seen=None) -> list[dict]:
+                train_actor: bool, seen=None, replay_rows=None) -> list[dict]:
     """One optimizer step on a chunk of minibatches: their gradients added up, token-weighted (as one
-    minibatch holding them all), then the step; returns each minibatch's statistics."""
+    minibatch holding them all), and the replay term's on `replay_rows` (`rpr.replay`), then the step; returns
+    each minibatch's statistics."""
     for o in optims.values():
         o.zero_grad(set_to_none=True)
     chunk_tokens = sum(float(batch.mask[mb, :w].sum()) for mb, w in chunk) or 1.0
     stats = [minibatch_backward(policy, batch, mb, w, targets, cfg, train_actor=train_actor,
                                 share=float(batch.mask[mb, :w].sum()) / chunk_tokens, seen=seen)
              for mb, w in chunk]
+    if train_actor and replay_rows:
+        nll = replay_backward(policy, replay_rows, cfg.replay)
+        stats = [{**s, "losses/replay": nll} for s in stats]
     optimizer_step(optims, cfg.max_grad_norm, train_actor=train_actor)
     return stats
 
@@ -383,7 +388,7 @@ def merged_stats(stats: list[dict]) -> dict:
 
 
 def update(policy, trajs: list[Trajectory], cfg: "RPRConfig", optims: dict, *, train_actor: bool,
-           epochs: int | None = None, step: int = 0) -> dict:
+           epochs: int | None = None, step: int = 0, replay=None) -> dict:
     """One PPO (or critic-only) update on a batch of trajectories, its advantages from the critic (TB-GAE, GAE)
     or, for a critic-free estimator (`RPRConfig.uses_critic` False), from each task's group of episodes
     (`group_advantages`; no critic forward, loss or step); returns the update's metrics (losses, ratios,
@@ -397,7 +402,8 @@ def update(policy, trajs: list[Trajectory], cfg: "RPRConfig", optims: dict, *, t
     on (`tis/on`; `tis/weight_mean` and `tis/truncated_frac` are logged either way, beside
     `logprobs/rollout_gap`).
 
-    `step` (with `cfg.seed`) seeds the minibatch order. The ratio's min and max are over every minibatch
+    `replay` (an `rpr.replay.Replay`, with `cfg.replay` > 0): a joint update's optimizer steps also lower the
+    replay examples' NLL (`losses/replay`). `step` (with `cfg.seed`) seeds the minibatch order and the replay's draws. The ratio's min and max are over every minibatch
     of every epoch, the other statistics their means; the first minibatch of the first epoch has ratio 1
     by construction, the later ones show how far the earlier ones moved the actor.
 
@@ -433,12 +439,14 @@ def update(policy, trajs: list[Trajectory], cfg: "RPRConfig", optims: dict, *, t
     stats = []
     n_epochs = epochs or cfg.ppo_epochs
     seen = old_v.clone() if cfg.uses_critic else None
+    draws = replay.draws(cfg.seed, step) if (replay is not None and train_actor and cfg.replay) else None
     with training(policy, actor=train_actor):
         for epoch in range(n_epochs):
             order = minibatch_order(batch.groups, cfg.seed, step, epoch)
             for chunk in optimizer_chunks(order, cfg.accumulate):
                 stats += train_chunk(policy, optims, batch, chunk, targets, cfg, train_actor=train_actor,
-                                     seen=seen if epoch == n_epochs - 1 else None)
+                                     seen=seen if epoch == n_epochs - 1 else None,
+                                     replay_rows=next(draws) if draws else None)
     out = {**row, **merged_stats(stats)}
     if cfg.uses_critic:
         # over the whole batch, each minibatch's values as its last epoch's step met them: a mean of per-minibatch

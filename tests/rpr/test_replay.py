@@ -1,0 +1,86 @@
+"""`rsi_lite.rpr.replay` and `RPRConfig.replay`: the self-rewrite examples a joint update keeps the actor near.
+Run: pytest tests/rpr/test_replay.py
+"""
+
+import json
+
+import pytest
+import torch
+
+from rsi_lite.rpr.config import RPRConfig
+from rsi_lite.rpr.replay import Replay, replay_path
+from rsi_lite.rpr.stage import make_optimizers
+from rsi_lite.rpr.update import update
+
+from .test_stage import fake_trajectories, tiny_actor_critic
+
+
+def _dataset(path, n=5, length=24, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    rows = [{"task": f"t{i}", "input_ids": torch.randint(5, 1000, (length,), generator=g).tolist(),
+             "loss_mask": [0] * 12 + [1] * (length - 12)} for i in range(n)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_the_dataset_defaults_to_the_one_beside_the_incoming_actor_and_bad_rows_are_named(tmp_path):
+    assert replay_path(RPRConfig(init="runs/x/rsr-1/checkpoint")) == tmp_path.parents[0].__class__(
+        "runs/x/rsr-1/dataset.jsonl")
+    assert str(replay_path(RPRConfig(init="a/checkpoint", replay_from="b/dataset.jsonl"))) == "b/dataset.jsonl"
+    with pytest.raises(FileNotFoundError, match="nothere.jsonl: missing"):
+        Replay.load(tmp_path / "nothere.jsonl", 4)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"input_ids": [1, 2, 3], "loss_mask": [1, 1, 1]}) + "\n"
+                   + json.dumps({"input_ids": [1, 2], "loss_mask": [1]}) + "\n")
+    with pytest.raises(ValueError, match="bad.jsonl, line 2: 'input_ids' and 'loss_mask'"):
+        Replay.load(bad, 4)
+    with pytest.raises(ValueError, match="replay / replay_batch"):
+        RPRConfig(replay=-1.0)
+
+
+def test_draws_are_fixed_by_seed_and_step_and_cover_every_example_before_repeating(tmp_path):
+    r = Replay.load(_dataset(tmp_path / "d.jsonl", n=6), 2)
+    a, b = r.draws(0, 3), r.draws(0, 3)
+    first = [next(a) for _ in range(3)]
+    assert first == [next(b) for _ in range(3)]                       # a resumed step draws the same batches
+    assert sorted(tuple(x[0]) for batch in first for x in batch) == sorted(tuple(x[0]) for x in r.rows)
+    assert [next(r.draws(0, 4)) for _ in range(1)] != first[:1]        # another step, another order
+
+
+def _nll(pol, replay):
+    from rsi_lite.policy.critic import token_logprobs
+
+    ids = torch.tensor([x for x, _ in replay.rows])
+    mask = torch.tensor([m for _, m in replay.rows])
+    with torch.no_grad():
+        lp = token_logprobs(pol, ids, torch.ones_like(ids), only=mask)
+    return float(-(lp * mask).sum() / mask.sum())
+
+
+def test_the_replay_term_pulls_the_actor_toward_the_examples_and_is_logged(tok, tmp_path):
+    """The same joint updates with and without the replay term, on examples whose action tokens repeat one id:
+    with it, their NLL falls, and ends well below where the PPO term alone leaves it; `losses/replay` is their NLL
+    before each optimizer step (so a sign error would show as a rise)."""
+    path = tmp_path / "d.jsonl"
+    path.write_text("".join(json.dumps({"input_ids": list(range(10, 22)) + [7] * 12, "loss_mask": [0] * 12 + [1] * 12})
+                            + "\n" for _ in range(4)))
+    replay = Replay.load(path, 4)
+    after, logged = {}, {}
+    for weight in (0.0, 1.0):
+        pol = tiny_actor_critic(tok)
+        start = _nll(pol, replay)
+        cfg = RPRConfig(minibatch=4, actor_lr=1e-2, critic_lr=1e-2, replay=weight, replay_batch=4)
+        opt = make_optimizers(pol, cfg)
+        rows = [update(pol, fake_trajectories(), cfg, opt, train_actor=True, step=k, replay=replay) for k in range(6)]
+        after[weight] = _nll(pol, replay)
+        logged[weight] = [r.get("losses/replay") for r in rows]
+    assert logged[0.0] == [None] * 6  # logged only with the term on
+    assert logged[1.0][0] == pytest.approx(start, rel=1e-4) and logged[1.0][-1] < logged[1.0][0], logged
+    # a 2-layer model with rank-4 adapters on q and v moves slowly: 6 updates take 0.3 nats off, the PPO term alone
+    # none (measured 10.91 -> 10.60 with the term, 10.94 without)
+    assert after[1.0] < start - 0.2 and after[1.0] < after[0.0] - 0.2, (start, after)
+    # the critic-only phases never replay: the actor is not trained there
+    pol = tiny_actor_critic(tok)
+    row = update(pol, fake_trajectories(), RPRConfig(replay=1.0), make_optimizers(pol, RPRConfig()),
+                 train_actor=False, replay=replay)
+    assert "losses/replay" not in row
