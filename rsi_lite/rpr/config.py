@@ -150,7 +150,8 @@ class RPRConfig:
     tokens, of `replay_batch` examples of the incoming checkpoint's self-rewrite dataset (`replay_from`). It
     anchors what the batches do not draw: refinement from the cpu profile's seed-1 RSR-1 unlearned kinds near the
     trained ones, with a critic and without one alike (docs/experiments.md, 2026-12-07, session 7). 0 (the
-    paper's): none. Logged: `losses/replay`, the replay examples' NLL before each step."""
+    paper's): none. Logged: `losses/replay`, the replay examples' NLL before each step. scale_up's verl path does
+    not carry it."""
     replay_batch: int = 4
     """Examples of the replay term per actor optimizer step, drawn without replacement, seeded by `seed` and the
     step (a resumed stage draws what the uninterrupted one would)."""
