@@ -50,9 +50,9 @@ class Replay:
         """Step `step`'s batches, endless: a seeded shuffle of every example, cut into `batch`-sized batches,
         the few left over dropped, then another shuffle; the same (seed, step) gives the same batches."""
         rng = random.Random(seed * 1_000_003 + step)
+        n = min(self.batch, len(self.rows))
         while True:
             order = rng.sample(self.rows, len(self.rows))
-            n = min(self.batch, len(order))
             for i in range(0, len(order) - n + 1, n):
                 yield order[i:i + n]
 
@@ -64,7 +64,8 @@ def replay_backward(policy, rows: list, weight: float) -> float:
     from ..policy.critic import token_logprobs
 
     width = max(len(ids) for ids, _ in rows)
-    ids = torch.full((len(rows), width), policy_pad(policy), dtype=torch.long)
+    pad = policy.tokenizer.pad_token_id
+    ids = torch.full((len(rows), width), pad if pad is not None else 0, dtype=torch.long)  # as `update.device_batch`
     att = torch.zeros_like(ids)
     mask = torch.zeros_like(ids)
     for i, (x, m) in enumerate(rows):  # right padding, as the SFT that made the examples
@@ -76,7 +77,3 @@ def replay_backward(policy, rows: list, weight: float) -> float:
     (weight * nll).backward()
     return float(nll.detach())
 
-
-def policy_pad(policy) -> int:
-    tok = policy.tokenizer
-    return tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id

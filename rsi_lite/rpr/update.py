@@ -369,7 +369,7 @@ def train_chunk(policy, optims: dict, batch: DeviceBatch, chunk: list, targets: 
     stats = [minibatch_backward(policy, batch, mb, w, targets, cfg, train_actor=train_actor,
                                 share=float(batch.mask[mb, :w].sum()) / chunk_tokens, seen=seen)
              for mb, w in chunk]
-    if train_actor and replay_rows:
+    if replay_rows:  # `update` draws them for a joint update only
         nll = replay_backward(policy, replay_rows, cfg.replay)
         stats = [{**s, "losses/replay": nll} for s in stats]
     optimizer_step(optims, cfg.max_grad_norm, train_actor=train_actor)
@@ -403,9 +403,10 @@ def update(policy, trajs: list[Trajectory], cfg: "RPRConfig", optims: dict, *, t
     `logprobs/rollout_gap`).
 
     `replay` (an `rpr.replay.Replay`, with `cfg.replay` > 0): a joint update's optimizer steps also lower the
-    replay examples' NLL (`losses/replay`). `step` (with `cfg.seed`) seeds the minibatch order and the replay's draws. The ratio's min and max are over every minibatch
-    of every epoch, the other statistics their means; the first minibatch of the first epoch has ratio 1
-    by construction, the later ones show how far the earlier ones moved the actor.
+    replay examples' NLL (`losses/replay`). `step` (with `cfg.seed`) seeds the minibatch order and the replay's
+    draws. The ratio's min and max are over every minibatch of every epoch, the other statistics their means; the
+    first minibatch of the first epoch has ratio 1 by construction, the later ones show how far the earlier ones
+    moved the actor.
 
     Memory: every forward runs on one minibatch, cut to its widest episode (`minibatches`); the
     actor's log-probabilities are computed on action tokens only; the critic's loss is
