@@ -3,6 +3,7 @@ Run: pytest tests/rpr/test_replay.py
 """
 
 import json
+from pathlib import Path
 
 import pytest
 import torch
@@ -24,8 +25,7 @@ def _dataset(path, n=5, length=24, seed=0):
 
 
 def test_the_dataset_defaults_to_the_one_beside_the_incoming_actor_and_bad_rows_are_named(tmp_path):
-    assert replay_path(RPRConfig(init="runs/x/rsr-1/checkpoint")) == tmp_path.parents[0].__class__(
-        "runs/x/rsr-1/dataset.jsonl")
+    assert replay_path(RPRConfig(init="runs/x/rsr-1/checkpoint")) == Path("runs/x/rsr-1/dataset.jsonl")
     assert str(replay_path(RPRConfig(init="a/checkpoint", replay_from="b/dataset.jsonl"))) == "b/dataset.jsonl"
     with pytest.raises(FileNotFoundError, match="nothere.jsonl: missing"):
         Replay.load(tmp_path / "nothere.jsonl", 4)
