@@ -155,6 +155,10 @@ class RPRConfig:
     replay_batch: int = 4
     """Examples of the replay term per actor optimizer step, drawn without replacement, seeded by `seed` and the
     step (a resumed stage draws what the uninterrupted one would)."""
+    replay_by: str = "example"
+    """How the replay term draws its examples: "example" (each example as often as the others, so a kind's share
+    is its share of the dataset) or "kind" (each kind as often as the others, `rpr.replay`): a kind the
+    self-rewrite kept 2 examples of is anchored as firmly as one it kept 25 of."""
     replay_from: str = ""
     """The replay examples: a self-rewrite stage's `dataset.jsonl` (its `input_ids` and `loss_mask`); empty: the
     one beside `init` (RPR-N from RSR-N's `checkpoint`: `rsr-N/dataset.jsonl`)."""
@@ -240,6 +244,8 @@ class RPRConfig:
         if self.replay < 0 or self.replay_batch < 1:
             raise ValueError(f"RPRConfig.replay / replay_batch: {self.replay} / {self.replay_batch}; the weight must be "
                              "at least 0 and the batch at least 1")
+        if self.replay_by not in ("example", "kind"):
+            raise ValueError(f"RPRConfig.replay_by: {self.replay_by!r} is neither 'example' nor 'kind'")
         if self.unparsed_penalty < 0:
             raise ValueError(f"RPRConfig.unparsed_penalty: {self.unparsed_penalty} is negative (it is subtracted)")
         worst = self.unparsed_penalty * max(self.rollout.max_turns - 1, 1)

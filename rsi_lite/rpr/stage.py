@@ -271,7 +271,7 @@ def run_rpr(run: Path, cycle: int, cfg: RPRConfig | None = None, *, progress: bo
     if cfg.replay:  # read before anything runs, so a missing dataset stops the stage at once
         from .replay import Replay, replay_path
 
-        state["replay"] = Replay.load(replay_path(cfg), cfg.replay_batch)
+        state["replay"] = Replay.load(replay_path(cfg), cfg.replay_batch, by=cfg.replay_by)
     t_stage = time.monotonic()
     curves = Curves(cfg.report_to, d / "tensorboard")
 
