@@ -23,6 +23,19 @@ Each command's keystrokes must end with \\n to run. Set "task_complete": true wh
 
 TASK_TEMPLATE = "Task:\n{instruction}\n\nThe working directory is {workdir}."
 
+
+def task_instruction(text: str) -> str:
+    """The instruction inside a task message written by `TASK_TEMPLATE`: its heading and its working-directory
+    line dropped where present.
+
+    >>> task_instruction(TASK_TEMPLATE.format(instruction="Rename /app/a to /app/b.", workdir="/app"))
+    'Rename /app/a to /app/b.'
+    """
+    head, tail = TASK_TEMPLATE.split("{instruction}")
+    tail = tail.split("{workdir}")[0]
+    text = text.removeprefix(head)
+    return text[:text.rindex(tail)] if tail in text else text
+
 @dataclass(frozen=True)
 class Example:
     """One worked example: the task, a shell script that sets up its files, and the turns that solve it.

@@ -153,12 +153,13 @@ class RPRConfig:
     paper's): none. Logged: `losses/replay`, the replay examples' NLL before each step. scale_up's verl path does
     not carry it."""
     replay_batch: int = 4
-    """Examples of the replay term per actor optimizer step, drawn without replacement, seeded by `seed` and the
-    step (a resumed stage draws what the uninterrupted one would)."""
+    """Examples of the replay term per actor optimizer step, seeded by `seed` and the step (a resumed stage draws
+    what the uninterrupted one would)."""
     replay_by: str = "example"
-    """How the replay term draws its examples: "example" (each example as often as the others, so a kind's share
-    is its share of the dataset) or "kind" (each kind as often as the others, `rpr.replay`): a kind the
-    self-rewrite kept 2 examples of is anchored as firmly as one it kept 25 of."""
+    """How the replay term draws its examples: "example" (each as often as the others, so a kind's share is its
+    share of the dataset) or "kind" (each kind as often as the others, `rpr.replay`): a kind the self-rewrite kept
+    2 examples of is anchored as firmly as one it kept 25 of, each of its examples replayed more often. Balanced
+    per example, not per token: the NLL is a mean over the batch's action tokens, so longer examples weigh more."""
     replay_from: str = ""
     """The replay examples: a self-rewrite stage's `dataset.jsonl` (its `input_ids` and `loss_mask`); empty: the
     one beside `init` (RPR-N from RSR-N's `checkpoint`: `rsr-N/dataset.jsonl`)."""

@@ -20,30 +20,47 @@ def replay_path(cfg) -> Path:
     return Path(cfg.replay_from) if cfg.replay_from else Path(cfg.init).parent / "dataset.jsonl"
 
 
-def example_kind(row: dict) -> str:
-    """The kind (`tasks.spec.task_kind`) of a self-rewrite example: its family, the difficulty its task's name ends
-    with, and its instruction message (the harness's "Task:" heading dropped)."""
+def example_kind(row: dict, where: str) -> str:
+    """The kind of a self-rewrite example: its `kind` field (`rsr.clean.Example`), or, in a dataset written before
+    that field, `tasks.spec.task_kind` of its family, the difficulty its task's name ends with, and its instruction
+    message. `where` (file and line) names the row in the error a row without them raises."""
+    from ..harness.prompts import task_instruction
     from ..tasks.spec import task_kind
 
-    text = next(m["content"] for m in row["messages"] if m.get("kind") == "instruction")
-    return task_kind(row["family"], str(row["task"]).rsplit("-", 1)[-1], text.removeprefix("Task:").strip())
+    if row.get("kind"):
+        return row["kind"]
+    messages = row.get("messages")
+    text = next((m.get("content") for m in messages if isinstance(m, dict) and m.get("kind") == "instruction"),
+                None) if isinstance(messages, list) else None
+    for name, value in (("task", row.get("task")), ("family", row.get("family")), ("an instruction message", text)):
+        if not isinstance(value, str) or not value:
+            raise ValueError(f"{where}: replay by kind needs 'kind', or 'task', 'family' and an instruction "
+                             f"message; {name} is missing")
+    return task_kind(row["family"], row["task"].rsplit("-", 1)[-1], task_instruction(text))
+
+
+def cycle(rng: random.Random, items: list) -> Iterator:
+    """`items` in a seeded shuffle, again and again: each once before any repeats."""
+    while True:
+        yield from rng.sample(items, len(items))
 
 
 class Replay:
     """A self-rewrite dataset's examples (ids and loss masks), their kinds, and the seeded draws of their batches:
-    by example (each example as often as the others) or by kind (each kind as often as the others, an example
-    within its kind in turn), `RPRConfig.replay_by`."""
+    by example (each example as often as the others) or by kind (each kind as often as the others, and within a
+    kind each example once before any repeats), `RPRConfig.replay_by`."""
 
     def __init__(self, rows: list[tuple[list[int], list[int]]], batch: int, kinds: list[str] | None = None,
                  by: str = "example"):
-        self.rows, self.batch, self.by = rows, batch, by
-        self.kinds = kinds if kinds is not None else ["" for _ in rows]
+        kinds = kinds if kinds is not None else ["" for _ in rows]
+        if len(kinds) != len(rows) or by not in ("example", "kind"):
+            raise ValueError(f"Replay: {len(rows)} rows, {len(kinds)} kinds, by {by!r}")
+        self.rows, self.batch, self.kinds, self.by = rows, batch, kinds, by
 
     @classmethod
     def load(cls, path: Path, batch: int, by: str = "example") -> "Replay":
-        """Read `path`; a missing file, a row without `input_ids` / `loss_mask` (or, by kind, without the `task`,
-        `family` and instruction message that name its kind), or no action token at all is an error naming the
-        file (and the line)."""
+        """Read `path`; a missing file, a row without `input_ids` / `loss_mask` (or, by kind, without what names
+        its kind: `example_kind`), or no action token at all is an error naming the file (and the line)."""
         from ..records import read_jsonl
 
         if not Path(path).is_file():
@@ -54,56 +71,34 @@ class Replay:
             ids, mask = r.get("input_ids"), r.get("loss_mask")
             if not isinstance(ids, list) or not isinstance(mask, list) or len(ids) != len(mask):
                 raise ValueError(f"{path}, line {i}: 'input_ids' and 'loss_mask' must be lists of one length")
-            if not any(mask):
-                continue
-            rows.append((ids, mask))
-            if by == "kind":
-                try:
-                    kinds.append(example_kind(r))
-                except (KeyError, StopIteration, TypeError) as e:
-                    raise ValueError(f"{path}, line {i}: replay by kind needs 'task', 'family' and an instruction "
-                                     f"message ({type(e).__name__}: {e})") from None
+            if any(mask):
+                rows.append((ids, mask))
+                kinds.append(example_kind(r, f"{path}, line {i}") if by == "kind" else "")
         if not rows:
             raise ValueError(f"{path}: no example with an action token ('loss_mask' all 0 or no rows) to replay")
-        return cls(rows, batch, kinds or None, by)
+        return cls(rows, batch, kinds, by)
 
     def draws(self, seed: int, step: int) -> Iterator[list[tuple[list[int], list[int]]]]:
         """Step `step`'s batches, endless; the same (seed, step) gives the same batches. By example: a seeded
         shuffle of every example, cut into `batch`-sized batches, the few left over dropped, then another shuffle.
-        By kind: the kinds in a seeded shuffle, again and again, each taking its next example from its own
-        shuffled turn, so a kind with 2 examples is replayed as often as one with 25."""
+        By kind: the kinds in seeded shuffles, one after another, each kind taking its next example from its own
+        shuffles, so a kind with 2 examples is replayed as often as one with 25 (and a batch may hold an example
+        of a small kind twice)."""
         rng = random.Random(seed * 1_000_003 + step)
         n = min(self.batch, len(self.rows))
         if self.by == "kind":
-            yield from self._by_kind(rng, n)
-        while True:
-            order = rng.sample(self.rows, len(self.rows))
-            for i in range(0, len(order) - n + 1, n):
-                yield order[i:i + n]
-
-    def _by_kind(self, rng: random.Random, n: int) -> Iterator[list[tuple[list[int], list[int]]]]:
-        groups: dict[str, list[int]] = {}
-        for i, k in enumerate(self.kinds):
-            groups.setdefault(k, []).append(i)
-        names = sorted(groups)
-        turns = {k: iter(()) for k in names}
-
-        def next_of(k):
-            for i in turns[k]:
-                return i
-            turns[k] = iter(rng.sample(groups[k], len(groups[k])))
-            return next(turns[k])
-
-        kinds = iter(())
-        while True:
-            batch = []
-            while len(batch) < n:
-                k = next(kinds, None)
-                if k is None:
-                    kinds = iter(rng.sample(names, len(names)))
-                    continue
-                batch.append(self.rows[next_of(k)])
-            yield batch
+            groups: dict[str, list[int]] = {}
+            for i, k in enumerate(self.kinds):
+                groups.setdefault(k, []).append(i)
+            order = cycle(rng, sorted(groups))
+            turns = {k: cycle(rng, groups[k]) for k in groups}
+            while True:
+                yield [self.rows[next(turns[next(order)])] for _ in range(n)]
+        else:
+            while True:
+                order = rng.sample(self.rows, len(self.rows))
+                for i in range(0, len(order) - n + 1, n):
+                    yield order[i:i + n]
 
 
 def replay_backward(policy, rows: list, weight: float) -> float:

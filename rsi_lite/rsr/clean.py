@@ -19,7 +19,9 @@ from dataclasses import asdict, dataclass
 
 from ..harness.harnesses import make_harness
 from ..harness.messages import Message
+from ..harness.prompts import task_instruction
 from ..rollout.trajectory import TokenStream, Trajectory, stop_token_ids
+from ..tasks.spec import task_kind
 
 
 @dataclass
@@ -34,13 +36,16 @@ class Example:
     input_ids: list[int]
     loss_mask: list[int]
     retokenizes: bool
+    kind: str = ""
+    """The task's kind (`tasks.spec.task_kind`), which `RPRConfig.replay_by` "kind" groups by; "" in datasets
+    written before 2026-12-07."""
 
     def to_dict(self) -> dict:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, d: dict) -> "Example":
-        return cls(**{k: d[k] for k in cls.__dataclass_fields__})
+        return cls(**{k: d[k] for k in cls.__dataclass_fields__ if k != "kind"}, kind=d.get("kind", ""))
 
 
 def action_ids(traj: Trajectory) -> list[list[int]]:
@@ -87,4 +92,6 @@ def build_example(tokenizer, traj: Trajectory, source: str) -> Example | None:
     input_ids = stream.ids()
     mask = [x for s in stream.segments for x in s.mask]
     whole = tokenizer.encode(tokenizer.apply_chat_template(stream.chat, tokenize=False), add_special_tokens=False)
-    return Example(traj.task, traj.family, source, [m for m, _ in turns], input_ids, mask, whole == input_ids)
+    instruction = next((m["content"] for m, _ in turns if m["kind"] == "instruction"), "")
+    kind = task_kind(traj.family, traj.difficulty, task_instruction(instruction))
+    return Example(traj.task, traj.family, source, [m for m, _ in turns], input_ids, mask, whole == input_ids, kind)

@@ -47,37 +47,46 @@ def test_draws_are_fixed_by_seed_and_step_and_cover_every_example_before_repeati
     assert [next(r.draws(0, 4)) for _ in range(1)] != first[:1]        # another step, another order
 
 
-def _example(task, family, instruction, tok_id):
-    return {"task": task, "family": family, "input_ids": [tok_id] * 6, "loss_mask": [0, 0, 0, 1, 1, 1],
-            "messages": [{"kind": "instruction", "role": "user",
-                          "content": f"Task:\n{instruction}\n\nThe working directory is /app."}]}
+def _example(i, family, difficulty, instruction, kind=True):
+    """Example i, its action tokens the id 10 + i, as `rsr.clean.build_example` writes it (or without `kind`, as
+    datasets written before that field)."""
+    from rsi_lite.harness.prompts import TASK_TEMPLATE
+    from rsi_lite.tasks.spec import task_kind
+
+    row = {"task": f"train-{i:04d}-{family}-{difficulty}", "family": family,
+           "input_ids": [1, 2, 3] + [10 + i] * 3, "loss_mask": [0, 0, 0, 1, 1, 1],
+           "messages": [{"kind": "instruction", "role": "user",
+                         "content": TASK_TEMPLATE.format(instruction=instruction, workdir="/app")}]}
+    return {**row, "kind": task_kind(family, difficulty, instruction)} if kind else row
 
 
 def test_draws_by_kind_give_a_rare_kind_the_share_of_a_common_one_and_name_a_row_without_a_kind(tmp_path):
     """25 examples of one kind, 2 of another, 1 of a third (the cpu profile's seed-1 RSR-1 kept 25 'Count the
-    lines', 2 'Create the directory', 1 'Write the contents'): by kind, each kind fills a third of the draws; by
-    example, the common kind fills 25 of 28."""
-    path = tmp_path / "d.jsonl"
-    rows = ([_example(f"train-{i:04d}-log_analysis-easy", "log_analysis", f"Count the lines of /app/l{i}.log.", 10)
-             for i in range(25)]
-            + [_example(f"train-{i:04d}-file_ops-easy", "file_ops", f"Create the directory /app/d{i} and a file.", 20)
-               for i in range(25, 27)]
-            + [_example("train-0027-text_processing-medium", "text_processing", "Write the contents of /app/a.txt", 30)])
+    lines', 2 'Create the directory', 1 'Write the contents'): by kind, each kind fills a third of the draws and
+    each example of a kind comes once before any comes twice; by example, the common kind fills 25 of 28."""
+    rows = ([_example(i, "log_analysis", "easy", f"Count the lines of /app/l{i}.log.") for i in range(25)]
+            + [_example(i, "file_ops", "easy", f"Create the directory /app/d{i} and a file in it.") for i in (25, 26)]
+            + [_example(27, "text_processing", "medium", "Write the contents of /app/a.txt in upper case.")])
+    path, old = tmp_path / "d.jsonl", tmp_path / "old.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    counts = {}
+    old.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "kind"}) + "\n" for r in rows))
+    assert Replay.load(old, 8, by="kind").kinds == Replay.load(path, 8, by="kind").kinds  # from the name and text
+    assert Replay.load(path, 8, by="kind").kinds[-1] == "text_processing/medium: Write the contents of X"
+    drawn = {}
     for by in ("example", "kind"):
         r = Replay.load(path, 8, by=by)
         a, b = r.draws(1, 0), r.draws(1, 0)
         batches = [next(a) for _ in range(21)]                            # 168 examples
         assert batches == [next(b) for _ in range(21)] and {len(x) for x in batches} == {8}  # a resume's same
-        counts[by] = {t: sum(x[0][0] == t for b in batches for x in b) for t in (10, 20, 30)}
-    assert counts["kind"] == {10: 56, 20: 56, 30: 56}, counts
-    assert counts["example"][10] > 6 * counts["example"][30], counts
-    assert Replay.load(path, 8, by="kind").kinds[-1] == "text_processing/medium: Write the contents of X"
+        drawn[by] = [ids[-1] - 10 for batch in batches for ids, _ in batch]
+    share = {by: [sum(i < 25 for i in d), sum(i in (25, 26) for i in d), d.count(27)] for by, d in drawn.items()}
+    assert share["kind"] == [56, 56, 56] and share["example"][0] > 6 * share["example"][2], share
+    common = [i for i in drawn["kind"] if i < 25]
+    assert sorted(common[:25]) == list(range(25)), common[:25]          # each once before any repeats
     bare = tmp_path / "bare.jsonl"
     bare.write_text(json.dumps(rows[0]) + "\n" + json.dumps({"input_ids": [1, 2], "loss_mask": [0, 1]}) + "\n")
     Replay.load(bare, 4)                                                # by example, a row needs no kind
-    with pytest.raises(ValueError, match="bare.jsonl, line 2: replay by kind needs 'task', 'family'"):
+    with pytest.raises(ValueError, match="bare.jsonl, line 2: replay by kind needs .* task is missing"):
         Replay.load(bare, 4, by="kind")
     with pytest.raises(ValueError, match="replay_by: 'task' is neither"):
         RPRConfig(replay_by="task")

@@ -155,7 +155,7 @@ def test_cleaning_drops_guidance_control_and_refused_actions_and_keeps_ids(tok):
     kept = [m["kind"] for m, _ in clean_turns(traj)]
     assert kept == ["instruction", "action", "observation", "action"]
     ex = build_example(tok, traj, "resolve")
-    assert ex.retokenizes
+    assert ex.retokenizes and ex.kind == "data_csv/easy: Count rows.", ex.kind  # the kind `RPRConfig.replay_by` groups by
     assert [m["kind"] for m in ex.messages] == kept
     text = tok.decode(ex.input_ids)
     assert "Private notes" not in text and "parsing errors" not in text and "Phase" not in text
