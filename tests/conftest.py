@@ -109,6 +109,7 @@ def fake_stages(monkeypatch):
             return
         (d / "checkpoint").mkdir(parents=True, exist_ok=True)
         (d / "funnel.json").write_text(json.dumps({"discovery_successes": cycle, "examples": 3}))
+        (d / "dataset.jsonl").write_text("")
         (d / "DONE").write_text("")
         calls.append(("rsr", cycle, cfg.init, None, cfg))
 
@@ -118,6 +119,7 @@ def fake_stages(monkeypatch):
             return
         for part in ("actor", "critic"):
             (d / part).mkdir(parents=True, exist_ok=True)
+        (d / "config.json").write_text(json.dumps(cfg.to_dict()))
         (d / "metrics.jsonl").write_text(json.dumps({"phase": "joint", "losses/explained_variance_before": 0.1,
                                                      "reward/mean": 0.3, "success/mean": 0.0}) + "\n")
         (d / "DONE").write_text("")

@@ -241,6 +241,21 @@ class LocalStages:
         return run_eval(d, checkpoint, cfg, model, progress)
 
 
+def replay_source(init: str) -> str:
+    """The self-rewrite examples an RPR phase's replay term (`RPRConfig.replay`) keeps its actor near: those the
+    incoming checkpoint was trained on. RSR-N's checkpoint: rsr-N/dataset.jsonl; an RPR actor (the retained one
+    when a self-rewrite was not): the dataset its own stage replayed; Base: none ("": the phase runs without it)."""
+    p = Path(init)
+    if p.name == "checkpoint" and (p.parent / "dataset.jsonl").is_file():
+        return str(p.parent / "dataset.jsonl")
+    if p.name == "actor" and (p.parent / "config.json").is_file():
+        from ..rpr.replay import replay_path
+
+        cfg = RPRConfig.from_dict(read_json(p.parent / "config.json"))
+        return str(replay_path(cfg)) if cfg.replay else ""
+    return ""
+
+
 class Loop:
     """One seed's run in `self.dir`; `go()` runs (or resumes) every phase."""
 
@@ -318,7 +333,11 @@ class Loop:
         cfg.actor_lr = actor_lr or cfg.actor_lr
         cfg.reward = reward or cfg.reward
         cfg.steps = steps or cfg.steps
-        self.log(f"[{label}] PPO from {init}, critic {'from ' + critic if critic else 'fresh'}, reward {cfg.reward}")
+        if cfg.replay:
+            cfg.replay_from = replay_source(init)
+            cfg.replay = cfg.replay if cfg.replay_from else 0.0
+        self.log(f"[{label}] PPO from {init}, critic {'from ' + critic if critic else 'fresh'}, reward {cfg.reward}"
+                 + (f", replay {cfg.replay} by {cfg.replay_by}" if cfg.replay else ""))
         d = rpr_dir(self.dir, cycle, name).path
         self._timed(label, d, lambda: self.stages.rpr(self.dir, cycle, cfg, name, self.progress))
         return str(rpr_actor(self.dir, cycle, name))

@@ -131,6 +131,22 @@ def test_controls_start_where_their_counterparts_start(tmp_path, fake_stages):
 
 
 
+def test_the_replay_term_keeps_the_examples_behind_the_retained_checkpoint(tmp_path, fake_stages):
+    """With `RPRConfig.replay` on, each RPR phase replays the self-rewrite examples its incoming checkpoint was
+    trained on: RSR-1's from RSR-1; RSR-1's again from RPR-1's actor when RSR-2 was worse on val (not RSR-2's,
+    which the loop rejected); none from Base (direct PPO), which then runs without the term."""
+    calls, val_of = fake_stages
+    val_of.update({"rsr-1": 0.2, "rpr-1": 0.3, "rsr-2": 0.1, "rpr-2": 0.4})
+    p = profile("tiny")
+    p.rpr.replay, p.rpr.replay_by = 1.0, "kind"
+    start(tmp_path / "r", "tiny", controls=("direct-ppo",), p=p, log=lambda *_: None)
+    rpr = {c[1]: c[4] for c in calls if c[0] == "rpr"}
+    assert rpr["rpr-1"].replay_from.endswith("rsr-1/dataset.jsonl") and rpr["rpr-1"].replay == 1.0
+    assert rpr["rpr-2"].init.endswith("rpr-1/actor") and rpr["rpr-2"].replay_from.endswith("rsr-1/dataset.jsonl")
+    assert rpr["control-direct-ppo"].init == "base" and rpr["control-direct-ppo"].replay == 0.0
+    assert rpr["rpr-2"].replay_by == "kind"
+
+
 def test_a_control_named_on_resume_runs_only_that_branch(tmp_path, fake_stages, monkeypatch):
     calls, _ = fake_stages
     start(tmp_path / "r", "tiny", log=lambda *_: None)
