@@ -127,7 +127,7 @@ def inherited_critic(run: Path, cycle: int) -> str:
 
 # ---------------------------------------------------------------- a stage's config
 
-PATH_FIELDS = ("init", "critic_from", "pool", "model")
+PATH_FIELDS = ("init", "critic_from", "pool", "model", "replay_from")
 """Config fields that may hold a path: compared as the files they name, not as strings."""
 
 

@@ -242,17 +242,14 @@ class LocalStages:
 
 
 def replay_source(init: str) -> str:
-    """The self-rewrite examples an RPR phase's replay term (`RPRConfig.replay`) keeps its actor near: those the
-    incoming checkpoint was trained on. RSR-N's checkpoint: rsr-N/dataset.jsonl; an RPR actor (the retained one
-    when a self-rewrite was not): the dataset its own stage replayed; Base: none ("": the phase runs without it)."""
+    """The self-rewrite examples an RPR phase's replay term (`RPRConfig.replay`) keeps its actor near: those of the
+    last self-rewrite behind the incoming checkpoint. RSR-N's checkpoint: rsr-N/dataset.jsonl; an RPR actor (the
+    one retained when a self-rewrite was not): the source of that stage's own incoming checkpoint; Base: none ("")."""
     p = Path(init)
     if p.name == "checkpoint" and (p.parent / "dataset.jsonl").is_file():
         return str(p.parent / "dataset.jsonl")
     if p.name == "actor" and (p.parent / "config.json").is_file():
-        from ..rpr.replay import replay_path
-
-        cfg = RPRConfig.from_dict(read_json(p.parent / "config.json"))
-        return str(replay_path(cfg)) if cfg.replay else ""
+        return replay_source(read_json(p.parent / "config.json").get("init", ""))
     return ""
 
 
@@ -334,8 +331,14 @@ class Loop:
         cfg.reward = reward or cfg.reward
         cfg.steps = steps or cfg.steps
         if cfg.replay:
-            cfg.replay_from = replay_source(init)
-            cfg.replay = cfg.replay if cfg.replay_from else 0.0
+            from ..rpr.replay import replay_path
+
+            src = replay_source(init)
+            if not src:
+                self.log(f"[{label}] no self-rewrite behind {init}: the replay term is off for this phase")
+                cfg.replay = 0.0
+            elif Path(src) != replay_path(cfg):  # only where it differs from the default beside `init`
+                cfg.replay_from = src
         self.log(f"[{label}] PPO from {init}, critic {'from ' + critic if critic else 'fresh'}, reward {cfg.reward}"
                  + (f", replay {cfg.replay} by {cfg.replay_by}" if cfg.replay else ""))
         d = rpr_dir(self.dir, cycle, name).path

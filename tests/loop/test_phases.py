@@ -22,6 +22,7 @@ import pytest
 from rsi_lite.loop import phases as loop
 from rsi_lite.loop.phases import Profile, profile, start
 from rsi_lite.report.write import build, stage_table, write_report
+from rsi_lite.rpr.replay import replay_path
 
 
 def test_phases_run_in_order_and_rpr2_inherits_the_critic(tmp_path, fake_stages):
@@ -139,12 +140,17 @@ def test_the_replay_term_keeps_the_examples_behind_the_retained_checkpoint(tmp_p
     val_of.update({"rsr-1": 0.2, "rpr-1": 0.3, "rsr-2": 0.1, "rpr-2": 0.4})
     p = profile("tiny")
     p.rpr.replay, p.rpr.replay_by = 1.0, "kind"
-    start(tmp_path / "r", "tiny", controls=("direct-ppo",), p=p, log=lambda *_: None)
+    logged = []
+    start(tmp_path / "r", "tiny", controls=("direct-ppo", "critic-reset"), p=p, log=logged.append)
     rpr = {c[1]: c[4] for c in calls if c[0] == "rpr"}
-    assert rpr["rpr-1"].replay_from.endswith("rsr-1/dataset.jsonl") and rpr["rpr-1"].replay == 1.0
-    assert rpr["rpr-2"].init.endswith("rpr-1/actor") and rpr["rpr-2"].replay_from.endswith("rsr-1/dataset.jsonl")
+    run = (tmp_path / "r").absolute()
+    assert rpr["rpr-1"].replay == 1.0 and rpr["rpr-1"].replay_from == ""        # the default: beside RSR-1's checkpoint
+    assert replay_path(rpr["rpr-1"]) == run / "rsr-1" / "dataset.jsonl"
+    assert rpr["rpr-2"].init == str(run / "rpr-1" / "actor") and rpr["rpr-2"].replay == 1.0
+    assert rpr["rpr-2"].replay_from == str(run / "rsr-1" / "dataset.jsonl") and rpr["rpr-2"].replay_by == "kind"
+    assert rpr["rpr-2-critic-reset"].replay_from == rpr["rpr-2"].replay_from
     assert rpr["control-direct-ppo"].init == "base" and rpr["control-direct-ppo"].replay == 0.0
-    assert rpr["rpr-2"].replay_by == "kind"
+    assert any("[Direct PPO] no self-rewrite behind base: the replay term is off" in x for x in logged), logged
 
 
 def test_a_control_named_on_resume_runs_only_that_branch(tmp_path, fake_stages, monkeypatch):
