@@ -95,8 +95,9 @@ def profile(name: str) -> Profile:
             rsr.resolves_per_runbook, rsr.max_examples_per_task, rsr.sft.epochs = 1, 4, 1
             rsr.rollout = RolloutConfig(max_turns=2, max_new_tokens=48, temperature=0.3)
         # PPO on the same curriculum. smoke: batches drawn from the tasks the actor solves sometimes (`frontier`).
-        # tiny: configs/rpr-core-ppo-turn.json's method at a small budget: the kinds the first probe finds
-        # learnable, per-turn values, and those kinds probed on 16 episodes each before and after the steps
+        # tiny: configs/rpr-core-ppo-turn-replay-kinds.json's method at a small budget: the kinds the first probe
+        # finds learnable, per-turn values, the replay term drawn by kind, and those kinds probed on 16 episodes each
+        # before and after the steps
         if s:
             rpr = RPRConfig(warmup_tasks=2, warmup_epochs=2, calibration_steps=1, steps=1, batch_tasks=2, minibatch=2,
                             rollout=short, pool_difficulty=rsr.pool_difficulty, pool_families=rsr.pool_families,
@@ -105,7 +106,8 @@ def profile(name: str) -> Profile:
             rpr = RPRConfig(warmup_tasks=4, warmup_epochs=2, calibration_steps=1, steps=4, batch_tasks=6, minibatch=3,
                             rollout=short, pool_difficulty=rsr.pool_difficulty, pool_families=rsr.pool_families,
                             batch_rule="kinds", explore=0.0, value_at="turn", gradient_checkpointing=False,
-                            probe_samples=2, probe_tasks=12, probe_kind_episodes=16, accumulate=0, ppo_epochs=2)
+                            probe_samples=2, probe_tasks=12, probe_kind_episodes=16, accumulate=0, ppo_epochs=2,
+                            replay=1.0, replay_batch=8, replay_by="kind")
         # 15 of core's 45 tasks three times each (one run of 15 tasks moves by more than the gain the
         # self-rewrite should show: docs/experiments.md), 9 of val's 27 once (evenly spaced: every family); one
         # of each other suite keeps its column (at 135M they read 0, and two tasks would tell no more)
@@ -115,12 +117,14 @@ def profile(name: str) -> Profile:
     if name == "cpu":
         # the mini replication: the committed recipes whose stages were measured one by one (docs/experiments.md):
         # the self-rewrite of configs/rsr-core.json (its gain on core: docs/experiments.md) and the refinement of
-        # configs/rpr-core-ppo-turn.json (the `ppo-turn` method of configs/learns.json, the one `python -m
-        # rsi_lite.bench.learns` measured learning with a critic), on one pool of RSR's size; all of core and val,
+        # configs/rpr-core-ppo-turn-replay-kinds.json (configs/learns.json's `ppo-turn-replay`: the paper's PPO with
+        # per-turn values and the replay term drawn by kind, which gained on its held-out kinds at two training
+        # seeds where the same recipe without the term fell: docs/experiments.md, 2026-12-07, session 8), on one
+        # pool of RSR's size; all of core and val,
         # 3 runs each, and 9 tasks of every other suite, evenly spaced (one of each family); each RPR phase's
         # held-out kinds on at least 210 episodes
         rsr = RSRConfig.from_dict(recipe("rsr-core.json"))
-        rpr = RPRConfig.from_dict({**recipe("rpr-core-ppo-turn.json"), "pool_size": rsr.pool_size})
+        rpr = RPRConfig.from_dict({**recipe("rpr-core-ppo-turn-replay-kinds.json"), "pool_size": rsr.pool_size})
         return Profile(name, rsr.pool_size, rsr, rpr, rpr.actor_lr / 5,
                        EvalConfig(k=3, limit={"core": None, "val": None, "*": 9}, heldout_per_kind=10,
                                   heldout_min_episodes=210))
