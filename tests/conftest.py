@@ -131,6 +131,7 @@ def fake_stages(monkeypatch):
         d.mkdir(parents=True, exist_ok=True)
         v = next((x for key, x in val_of.items() if key in checkpoint), 0.0)
         (d / "results.json").write_text(json.dumps(_doc(checkpoint, v)))
+        (d / "trajectories.jsonl").write_text("")  # the file a real evaluation writes; no episodes in it
         (d / "DONE").write_text("")
         calls.append(("eval", d.name, checkpoint, None, None))
 
