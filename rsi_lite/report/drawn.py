@@ -12,7 +12,6 @@ import argparse
 import re
 from pathlib import Path
 
-from ..records import read_json
 from ..rollout.trajectory import Trajectory, read_trajectories
 from ..rundir import StageDir
 
@@ -43,7 +42,7 @@ def step_files(stage: Path, steps: tuple[int, int] | None = None, joint_only: bo
         f = d / "trajectories.jsonl" if (d / "trajectories.jsonl").is_file() else d / "rollouts.jsonl"
         if not m or not f.is_file() or (steps and not steps[0] <= int(m.group(1)) <= steps[1]):
             continue
-        if joint_only and (read_json(d / "rollout.json") if (d / "rollout.json").is_file() else {}).get("phase") != "joint":
+        if joint_only and StageDir(d).read("rollout.json", {}).get("phase") != "joint":
             continue
         files.append(f)
     return files
