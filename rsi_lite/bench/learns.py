@@ -7,7 +7,8 @@ What it does, in order, each part resumable (a part with its DONE is never run a
 
     start/          the starting checkpoint: the self-rewrite of `start` (an RSRConfig) from Base, made once and
                     reused by every method and seed (`rsi_lite.rsr.stage.run_rsr`; the wall the issue counts
-                    leaves it out)
+                    leaves it out); or, with `--start RUN/rsr-1`, a loop's RSR-1 of the same recipe, adopted
+                    (start/adopted.json: its path and the seeds it differs in)
     pool/           the training pool (`pool_size` generated tasks)
     kinds/          the starting checkpoint's probe: `probe_tasks` pool tasks x `probe_samples` episodes at the
                     training rollout settings; the kinds solved in some episodes and not all are "learnable",
@@ -173,13 +174,22 @@ class Bench:
         return RolloutConfig(**d)
 
     # -- parts
-    def start(self) -> str:
-        """The starting checkpoint (the self-rewrite of `cfg.start` from Base), made once."""
+    def start(self, adopt: Path | None = None) -> str:
+        """The starting checkpoint (the self-rewrite of `cfg.start` from Base), made once; or `adopt`, a finished
+        RSR-1 stage of the same recipe made elsewhere (a loop's `rsr-1`: `adopt_start`), recorded in
+        start/adopted.json and used from then on."""
         from ..rsr.config import RSRConfig
         from ..rsr.stage import run_rsr
 
         d = self.out / "start"
         ckpt = d / "rsr-1" / "checkpoint"
+        adopted = StageDir(d).read("adopted.json", None)
+        if adopted is None and adopt is not None and not StageDir(d / "rsr-1").done:
+            adopted = adopt_start(Path(adopt), RSRConfig.from_dict(self.cfg.start))
+            write_json_atomic(d / "adopted.json", adopted)
+            self.log(f"[start] adopted {adopted['stage']} as the starting checkpoint")
+        if adopted is not None:
+            return adopted["checkpoint"]
         if not StageDir(d / "rsr-1").done:
             self.log(f"[start] the self-rewrite that makes the starting checkpoint ({d / 'rsr-1'})")
             self.timed("start", lambda: run_rsr(d, 1, RSRConfig.from_dict(self.cfg.start), progress=self.progress))
@@ -262,10 +272,10 @@ class Bench:
         return str(run / "rpr-1" / "actor")
 
     # -- the whole benchmark
-    def go(self, methods: list[str] | None = None, seeds: list[int] | None = None) -> dict:
+    def go(self, methods: list[str] | None = None, seeds: list[int] | None = None, adopt: Path | None = None) -> dict:
         self.out.mkdir(parents=True, exist_ok=True)
         write_json_atomic(self.out / "config.json", self.cfg.to_dict())
-        ckpt = self.start()
+        ckpt = self.start(adopt) if adopt is not None else self.start()
         kinds = self.kinds(ckpt)
         if not kinds:
             raise RuntimeError(f"{self.out / 'kinds' / 'probe.json'}: the starting checkpoint solves no kind "
@@ -312,6 +322,43 @@ class Bench:
         write_json_atomic(self.out / "results.json", doc)
         (self.out / "results.md").write_text(markdown(doc))
         return doc
+
+
+ADOPT_MAY_DIFFER = ("pool", "rollout.seed", "sft.seed")
+"""What an adopted start may differ in from `start`: where its pool lives and its seeds (a loop's RSR-1 takes them
+from the run's seed); the pool's tasks are generated from its size, difficulty and families, which must agree."""
+
+
+def _flat(d: dict, prefix: str = "") -> dict:
+    out = {}
+    for k, v in d.items():
+        out.update(_flat(v, f"{prefix}{k}.") if isinstance(v, dict) else {f"{prefix}{k}": v})
+    return out
+
+
+def adopt_start(stage: Path, start) -> dict:
+    """What `--start STAGE` records: a finished self-rewrite stage (DONE, checkpoint/, config.json) whose recipe is
+    `start`'s (an RSRConfig) in every field but `ADOPT_MAY_DIFFER`; an error names the stage's file and the fields
+    that differ otherwise."""
+    from ..rsr.config import RSRConfig
+
+    stage = stage.resolve()
+    if not StageDir(stage).done or not (stage / "checkpoint").is_dir():
+        raise SystemExit(f"--start {stage}: not a finished self-rewrite stage (DONE and checkpoint/ expected)")
+    cfg_file = stage / "config.json"
+    try:
+        theirs = _flat(asdict(RSRConfig.from_dict(json.loads(cfg_file.read_text()))))
+    except (OSError, ValueError, TypeError) as e:
+        raise SystemExit(f"--start {stage}: {cfg_file} does not hold a self-rewrite config ({e})") from e
+    ours = _flat(asdict(start))
+    differ = {k: (ours.get(k), theirs.get(k)) for k in sorted(set(ours) | set(theirs))
+              if ours.get(k) != theirs.get(k)}
+    wrong = [k for k in differ if k not in ADOPT_MAY_DIFFER]
+    if wrong:
+        raise SystemExit(f"--start {stage}: {cfg_file} is not the benchmark's start recipe: "
+                         + "; ".join(f"{k} is {differ[k][1]!r}, the config's {differ[k][0]!r}" for k in wrong))
+    return {"stage": str(stage), "checkpoint": str(stage / "checkpoint"),
+            "differs": {k: {"config": a, "stage": b} for k, (a, b) in differ.items()}}
 
 
 def seed_means(rows: list[dict]) -> list[dict]:
@@ -364,6 +411,8 @@ def main(argv=None) -> None:
     ap.add_argument("--out", type=Path, default=Path("runs/learns"))
     ap.add_argument("--methods", nargs="*", help="only these methods (default: all of the config's)")
     ap.add_argument("--seeds", nargs="*", type=int, help="only these training seeds (default: the config's)")
+    ap.add_argument("--start", type=Path, help="a finished RSR-1 stage of the start recipe made elsewhere (a loop's "
+                    "RUN/rsr-1), adopted as the starting checkpoint instead of making one")
     ap.add_argument("--results", action="store_true", help="only rewrite results.json and results.md")
     ap.add_argument("--progress", action="store_true")
     a = ap.parse_args(argv)
@@ -374,7 +423,7 @@ def main(argv=None) -> None:
         if unknown:
             raise SystemExit(f"{a.config}: no method {', '.join(unknown)} (methods: {', '.join(cfg.methods)})")
     bench = Bench(a.out, cfg, progress=a.progress)
-    doc = bench.results() if a.results else bench.go(a.methods, a.seeds)
+    doc = bench.results() if a.results else bench.go(a.methods, a.seeds, a.start)
     print(markdown(doc))
 
 

@@ -157,3 +157,54 @@ def test_the_parts_run_in_order_once_and_a_rerun_only_rewrites_the_results(tmp_p
     ran.clear()
     Bench(tmp_path, cfg, log=lambda *_: None).go()
     assert ran == ["start"]  # the stand-in start always reports itself; nothing else reran
+
+
+def _rsr_stage(d, **changes):
+    """A finished self-rewrite stage as a loop leaves it: DONE, checkpoint/, config.json (the start recipe, changed)."""
+    from dataclasses import asdict
+
+    from rsi_lite.rsr.config import RSRConfig
+
+    cfg = asdict(RSRConfig.from_dict(LearnsConfig.load(learns.DEFAULT_CONFIG).start))
+    for key, value in changes.items():
+        *outer, last = key.split(".")
+        node = cfg
+        for k in outer:
+            node = node[k]
+        node[last] = value
+    (d / "checkpoint").mkdir(parents=True)
+    (d / "config.json").write_text(json.dumps(cfg))
+    (d / "DONE").write_text("")
+    return d
+
+
+def test_a_loops_rsr_1_of_the_same_recipe_is_adopted_once_and_never_remade(tmp_path, monkeypatch):
+    """`--start RUN/rsr-1`: a stage that differs from the start recipe only in its pool's path and its seeds is
+    recorded in start/adopted.json and its checkpoint used, then and on every resume; no self-rewrite runs."""
+    stage = _rsr_stage(tmp_path / "run" / "rsr-1", **{"pool": str(tmp_path / "run" / "pool"), "rollout.seed": 1000,
+                                                     "sft.seed": 0})
+    monkeypatch.setattr("rsi_lite.rsr.stage.run_rsr", lambda *a, **k: pytest.fail("the start was remade"))
+    cfg = LearnsConfig.load(learns.DEFAULT_CONFIG)
+    bench = Bench(tmp_path / "out", cfg, log=lambda *_: None)
+    assert bench.start(stage) == str(stage / "checkpoint")
+    doc = json.loads((tmp_path / "out" / "start" / "adopted.json").read_text())
+    assert doc["stage"] == str(stage) and set(doc["differs"]) <= set(learns.ADOPT_MAY_DIFFER)
+    assert "rollout.seed" in doc["differs"]
+    assert Bench(tmp_path / "out", cfg, log=lambda *_: None).start() == str(stage / "checkpoint")
+
+
+@pytest.mark.parametrize("changes,needle", [({"sft.lr": 1e-3}, "sft.lr"), ({"pool_size": 7}, "pool_size")])
+def test_a_stage_of_another_recipe_is_refused_naming_its_file_and_fields(tmp_path, changes, needle):
+    stage = _rsr_stage(tmp_path / "rsr-1", **changes)
+    bench = Bench(tmp_path / "out", LearnsConfig.load(learns.DEFAULT_CONFIG), log=lambda *_: None)
+    with pytest.raises(SystemExit, match=needle) as e:
+        bench.start(stage)
+    assert str(stage / "config.json") in str(e.value)
+    assert not (tmp_path / "out" / "start" / "adopted.json").exists()
+
+
+def test_an_unfinished_stage_is_refused(tmp_path):
+    stage = _rsr_stage(tmp_path / "rsr-1")
+    (stage / "DONE").unlink()
+    with pytest.raises(SystemExit, match="not a finished self-rewrite stage"):
+        Bench(tmp_path / "out", LearnsConfig.load(learns.DEFAULT_CONFIG), log=lambda *_: None).start(stage)
