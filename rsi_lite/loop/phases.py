@@ -57,6 +57,7 @@ from ..policy.actor import load_actor
 from ..records import read_json, read_jsonl, write_json_atomic
 from ..rollout.trajectory import read_trajectories
 from ..rpr.config import RPRConfig
+from ..rpr.replay import replay_source
 from ..rpr.stage import run_rpr
 from ..rsr.config import RSRConfig
 from ..rsr.stage import run_rsr
@@ -239,18 +240,6 @@ class LocalStages:
 
     def eval(self, d: Path, checkpoint: str, cfg: EvalConfig, model: str, progress: bool):
         return run_eval(d, checkpoint, cfg, model, progress)
-
-
-def replay_source(init: str) -> str:
-    """The self-rewrite examples an RPR phase's replay term (`RPRConfig.replay`) keeps its actor near: those of the
-    last self-rewrite behind the incoming checkpoint. RSR-N's checkpoint: rsr-N/dataset.jsonl; an RPR actor (the
-    one retained when a self-rewrite was not): the source of that stage's own incoming checkpoint; Base: none ("")."""
-    p = Path(init)
-    if p.name == "checkpoint" and (p.parent / "dataset.jsonl").is_file():
-        return str(p.parent / "dataset.jsonl")
-    if p.name == "actor" and (p.parent / "config.json").is_file():
-        return replay_source(read_json(p.parent / "config.json").get("init", ""))
-    return ""
 
 
 class Loop:

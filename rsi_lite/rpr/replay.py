@@ -14,10 +14,24 @@ import random
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..records import read_json
+
 
 def replay_path(cfg) -> Path:
     """`cfg.replay_from`, or the `dataset.jsonl` beside the stage's incoming actor (`cfg.init`)."""
     return Path(cfg.replay_from) if cfg.replay_from else Path(cfg.init).parent / "dataset.jsonl"
+
+
+def replay_source(init: str) -> str:
+    """The self-rewrite examples an RPR phase's replay term (`RPRConfig.replay`) keeps its actor near: those of the
+    last self-rewrite behind the incoming checkpoint. RSR-N's checkpoint: rsr-N/dataset.jsonl; an RPR actor (the
+    one retained when a self-rewrite was not): the source of that stage's own incoming checkpoint; Base: none ("")."""
+    p = Path(init)
+    if p.name == "checkpoint" and (p.parent / "dataset.jsonl").is_file():
+        return str(p.parent / "dataset.jsonl")
+    if p.name == "actor" and (p.parent / "config.json").is_file():
+        return replay_source(read_json(p.parent / "config.json").get("init", ""))
+    return ""
 
 
 def example_kind(row: dict, where: str) -> str:
