@@ -22,6 +22,8 @@ Reads the run through `rsi_lite.report.write.build` (the report's own reader, so
                            finished), when, and each file's size
 
 A file whose source is absent from the run (no controls run, say) is not written, and MANIFEST.json says so.
+`docs/results/` holds the kit's latest `cpu` run; `docs/results/forgetting/` the run notebook 05 dissects (`--out`).
+The notebooks read them back with `source` (which run, from MANIFEST.json) and `heldout_pairs`.
 Numbers are copied from the run's files as they are: nothing is rounded, smoothed or filled in.
 """
 
@@ -112,6 +114,33 @@ def turns_csv(rep: dict) -> str | None:
              for seed, phases in rep.get("heldout", {}).items() for phase, h in phases.items()
              for r in h["rows"] for t in r.get("turns", [])]
     return _csv(["seed", "stage", "where", "turn", *keys], rows) if rows else None
+
+
+RESULTS = REPO / "docs" / "results"
+"""The committed summaries of the kit's latest `cpu` run; `RESULTS / "forgetting"`: the run whose RPR-1 forgot (notebook
+05, section 6)."""
+
+
+def source(results: Path = RESULTS) -> str:
+    """Which run a directory of summaries comes from, in one line, from its MANIFEST.json."""
+    m = json.loads((Path(results) / "MANIFEST.json").read_text())
+    return (f"{m['run']} ({m['profile']} profile, seed {', '.join(map(str, m['seeds']))}: {', '.join(m['stages'])}; "
+            f"commit {m['commit'][:7]}, {m['made']})")
+
+
+def heldout_pairs(path) -> list[dict]:
+    """heldout.csv read back as one row per seed, phase and kind: `before` and `after` (successes, episodes) of the
+    phase's incoming checkpoint (`before_stage`) and of its actor, in the file's order."""
+    pairs: dict[tuple, dict] = {}
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            d = pairs.setdefault((r["seed"], r["phase"], r["kind"]), {"seed": r["seed"], "phase": r["phase"],
+                                                                       "kind": r["kind"]})
+            side = "after" if r["stage"] == r["phase"] else "before"
+            d[side] = (int(r["successes"]), int(r["episodes"]))
+            if side == "before":
+                d["before_stage"] = r["stage"]
+    return [d for d in pairs.values() if "before" in d and "after" in d]
 
 
 def derive(run: Path, also=(), rep: dict | None = None) -> dict[str, str | None]:

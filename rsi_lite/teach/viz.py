@@ -202,3 +202,24 @@ def turns_figure(rows: dict):
                       yaxis_title=f"% of turn-{rows['turn']} replies", margin=dict(t=50),
                       title=f"The last turn's replies over {rows['stage']} (seed {rows['seed']})")
     return fig
+
+
+def heldout_figure(pairs: list[dict], title: str = ""):
+    """A plotly bar chart of `teach.results.heldout_pairs` for one phase: each kind's success on its fresh instances
+    before (the incoming checkpoint) and after the phase, bars labelled with successes out of episodes."""
+    import plotly.graph_objects as go
+
+    kinds = [p["kind"].split(": ", 1)[-1] for p in pairs]
+    fig = go.Figure()
+    for side, name in (("before", pairs[0].get("before_stage", "before") if pairs else "before"),
+                       ("after", pairs[0]["phase"] if pairs else "after")):
+        won = [p[side] for p in pairs]
+        fig.add_trace(go.Bar(y=kinds, x=[100 * s / n for s, n in won], orientation="h", name=name,
+                             text=[f"{s}/{n}" for s, n in won], textposition="outside"))
+    before, after = (sum(p[side][0] for p in pairs) for side in ("before", "after"))
+    n = sum(p["before"][1] for p in pairs)
+    fig.update_layout(barmode="group", xaxis=dict(title="success on fresh instances, %", range=[0, 115]),
+                      yaxis=dict(autorange="reversed"), height=120 + 60 * len(pairs), margin=dict(t=60, l=10),
+                      title=title or f"Held-out kinds, {before}/{n} -> {after}/{n} episodes solved")
+    return fig
+

@@ -110,3 +110,34 @@ def test_a_run_without_controls_writes_no_control_summaries_and_removes_stale_on
     manifest = write(run, out)
     assert set(manifest["not_in_this_run"]) == {"critic_ev.csv", "direct_ppo_probes.csv", "heldout.csv", "turns.csv"}
     assert not (out / "critic_ev.csv").exists() and (out / "stages.csv").is_file()
+
+
+def test_heldout_pairs_read_each_kind_before_and_after_its_phase(tmp_path):
+    from rsi_lite.teach.results import heldout_pairs
+
+    path = tmp_path / "heldout.csv"
+    path.write_text("seed,phase,stage,kind,successes,episodes\n"
+                    "1,RPR-1,RSR-1,a: Count,42,42\n1,RPR-1,RSR-1,b: Write,18,42\n"
+                    "1,RPR-1,RPR-1,a: Count,35,42\n1,RPR-1,RPR-1,b: Write,2,42\n"
+                    "1,RPR-2,RSR-2,a: Count,7,9\n")  # RPR-2 unfinished: no pair
+    pairs = heldout_pairs(path)
+    assert [(p["phase"], p["kind"], p["before_stage"], p["before"], p["after"]) for p in pairs] == [
+        ("RPR-1", "a: Count", "RSR-1", (42, 42), (35, 42)), ("RPR-1", "b: Write", "RSR-1", (18, 42), (2, 42))]
+
+
+def test_source_names_the_run_its_seeds_and_commit_from_the_manifest(tmp_path):
+    from rsi_lite.teach.results import source
+
+    (tmp_path / "MANIFEST.json").write_text(json.dumps({"run": "runs/cpu-s1", "profile": "cpu", "seeds": [1],
+                                                        "stages": ["Base", "RSR-1"], "commit": "576d6c2b40b0",
+                                                        "made": "2026-12-07 01:36 UTC"}))
+    assert source(tmp_path) == "runs/cpu-s1 (cpu profile, seed 1: Base, RSR-1; commit 576d6c2, 2026-12-07 01:36 UTC)"
+
+
+def test_the_committed_summaries_name_their_run():
+    from rsi_lite.teach.results import RESULTS, heldout_pairs, source
+
+    for d in (RESULTS, RESULTS / "forgetting"):
+        assert source(d).startswith("runs/")
+        if (d / "heldout.csv").is_file():
+            assert heldout_pairs(d / "heldout.csv")

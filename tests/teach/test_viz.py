@@ -65,3 +65,16 @@ def test_the_last_turn_chart_reads_turns_csv(tmp_path):
     assert rows["heldout"] == {"RSR-1": (0.03, 0.85), "RPR-1": (0.33, 0.12)}
     fig = turns_figure(rows)
     assert list(fig.data[0].y) == [50.0, 10.0] and list(fig.data[1].y) == [10.0, 40.0] and len(fig.data) == 6
+
+
+def test_the_heldout_chart_draws_each_kind_before_and_after_with_its_counts():
+    from rsi_lite.teach.viz import heldout_figure
+
+    pairs = [{"seed": "1", "phase": "RPR-1", "kind": "x/easy: Count", "before_stage": "RSR-1", "before": (42, 42),
+              "after": (35, 42)},
+             {"seed": "1", "phase": "RPR-1", "kind": "x/easy: Write", "before_stage": "RSR-1", "before": (18, 42),
+              "after": (2, 42)}]
+    fig = heldout_figure(pairs)
+    assert [t.name for t in fig.data] == ["RSR-1", "RPR-1"]
+    assert list(fig.data[0].y) == ["Count", "Write"] and list(fig.data[1].text) == ["35/42", "2/42"]
+    assert "60/84 -> 37/84" in fig.layout.title.text
