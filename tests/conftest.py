@@ -109,7 +109,8 @@ def fake_stages(monkeypatch):
             return
         (d / "checkpoint").mkdir(parents=True, exist_ok=True)
         (d / "funnel.json").write_text(json.dumps({"discovery_successes": cycle, "examples": 3}))
-        (d / "dataset.jsonl").write_text("")
+        (d / "dataset.jsonl").write_text(json.dumps({"input_ids": [1, 2], "loss_mask": [0, 1], "kind": "k"}) + "\n")
+        (d / "config.json").write_text(json.dumps(cfg.to_dict()))
         (d / "DONE").write_text("")
         calls.append(("rsr", cycle, cfg.init, None, cfg))
 

@@ -184,7 +184,13 @@ class Bench:
         d = self.out / "start"
         ckpt = d / "rsr-1" / "checkpoint"
         adopted = StageDir(d).read("adopted.json", None)
-        if adopted is None and adopt is not None and not StageDir(d / "rsr-1").done:
+        if adopt is not None and adopted is not None and Path(adopted["stage"]) != Path(adopt).resolve():
+            raise SystemExit(f"--start {adopt}: {d / 'adopted.json'} already adopted {adopted['stage']}; a benchmark "
+                             "has one starting checkpoint (another needs another --out)")
+        if adopt is not None and adopted is None and StageDir(d / "rsr-1").done:
+            raise SystemExit(f"--start {adopt}: this benchmark made its own starting checkpoint ({d / 'rsr-1'}); "
+                             "another needs another --out")
+        if adopted is None and adopt is not None:
             adopted = adopt_start(Path(adopt), RSRConfig.from_dict(self.cfg.start))
             write_json_atomic(d / "adopted.json", adopted)
             self.log(f"[start] adopted {adopted['stage']} as the starting checkpoint")
@@ -324,9 +330,12 @@ class Bench:
         return doc
 
 
-ADOPT_MAY_DIFFER = ("pool", "rollout.seed", "sft.seed")
-"""What an adopted start may differ in from `start`: where its pool lives and its seeds (a loop's RSR-1 takes them
-from the run's seed); the pool's tasks are generated from its size, difficulty and families, which must agree."""
+ADOPT_MAY_DIFFER = ("pool", "rollout.seed", "sft.seed", "sft.report_to", "rollout.workers", "rollout.batch_size",
+                    "rollout.backend", "rollout.engine", "rollout.generation_backend", "rollout.open_episodes",
+                    "rollout.page_size")
+"""What an adopted start may differ in from `start`: where its pool lives (its size is checked), its seeds (a loop's
+RSR-1 takes them from the run's seed), where its logs went, and how its rollouts were scheduled and served (engines
+whose greedy replies are identical, tested in tests/policy); not what it trained on or how."""
 
 
 def _flat(d: dict, prefix: str = "") -> dict:
@@ -357,6 +366,13 @@ def adopt_start(stage: Path, start) -> dict:
     if wrong:
         raise SystemExit(f"--start {stage}: {cfg_file} is not the benchmark's start recipe: "
                          + "; ".join(f"{k} is {differ[k][1]!r}, the config's {differ[k][0]!r}" for k in wrong))
+    if theirs.get("pool"):  # a pool is generated from its size alone (`tasks.suites.pool_specs`): the same size, the same tasks
+        from ..tasks.task import find_tasks
+
+        held = len(find_tasks(Path(theirs["pool"])))
+        if held != start.pool_size:
+            raise SystemExit(f"--start {stage}: its pool {theirs['pool']} holds {held} tasks, the start recipe's "
+                             f"pool_size is {start.pool_size}")
     return {"stage": str(stage), "checkpoint": str(stage / "checkpoint"),
             "differs": {k: {"config": a, "stage": b} for k, (a, b) in differ.items()}}
 

@@ -24,14 +24,43 @@ def replay_path(cfg) -> Path:
 
 def replay_source(init: str) -> str:
     """The self-rewrite examples an RPR phase's replay term (`RPRConfig.replay`) keeps its actor near: those of the
-    last self-rewrite behind the incoming checkpoint. RSR-N's checkpoint: rsr-N/dataset.jsonl; an RPR actor (the
-    one retained when a self-rewrite was not): the source of that stage's own incoming checkpoint; Base: none ("")."""
+    last self-rewrite behind the incoming checkpoint.
+
+        RSR-N's checkpoint   rsr-N/dataset.jsonl; if that stage kept no example (its checkpoint is its incoming
+                             one's), the source of its own init (rsr-N/config.json)
+        an RPR actor         the examples that stage replayed (its config.json's `replay_from`), else the source of
+                             its own incoming checkpoint (the actor retained when a self-rewrite was not)
+        anything else        none (""): Base, or a model no stage of the kit made
+
+    A stage directory without the file this needs (a dataset, a config) is an error naming it: a run that should
+    replay never quietly becomes one that does not."""
     p = Path(init)
-    if p.name == "checkpoint" and (p.parent / "dataset.jsonl").is_file():
-        return str(p.parent / "dataset.jsonl")
-    if p.name == "actor" and (p.parent / "config.json").is_file():
-        return replay_source(read_json(p.parent / "config.json").get("init", ""))
+    if p.name == "checkpoint":
+        data, cfg = p.parent / "dataset.jsonl", p.parent / "config.json"
+        if not data.is_file():
+            raise FileNotFoundError(f"{data}: missing; the replay term reads the self-rewrite dataset behind {init} "
+                                    "(set RPRConfig.replay_from, or replay 0)")
+        if _trainable(data):
+            return str(data)
+        if not cfg.is_file():
+            raise FileNotFoundError(f"{cfg}: missing; {data} holds no example, so the replay term looks behind "
+                                    "that stage's own incoming checkpoint, which its config.json names")
+        return replay_source(read_json(cfg).get("init", ""))
+    if p.name == "actor":
+        cfg = p.parent / "config.json"
+        if not cfg.is_file():
+            raise FileNotFoundError(f"{cfg}: missing; the replay term looks behind {init} through that stage's config")
+        doc = read_json(cfg)
+        return doc.get("replay_from") or replay_source(doc.get("init", ""))
     return ""
+
+
+def _trainable(path: Path) -> bool:
+    """Whether a self-rewrite dataset holds an example with an action token (an empty stage writes none)."""
+    import json
+
+    with open(path) as f:
+        return any(any((json.loads(line) or {}).get("loss_mask") or ()) for line in f if line.strip())
 
 
 def example_kind(row: dict, where: str) -> str:

@@ -370,7 +370,13 @@ def train_chunk(policy, optims: dict, batch: DeviceBatch, chunk: list, targets: 
                                 share=float(batch.mask[mb, :w].sum()) / chunk_tokens, seen=seen)
              for mb, w in chunk]
     if replay_rows:  # `update` draws them for a joint update only
-        nll = replay_backward(policy, replay_rows, cfg.replay)
+        from ..policy.critic import ACTOR, using_adapter
+
+        width = max(len(ids) for ids, _ in replay_rows)
+        # the actor's adapter and the minibatches' checkpointing rule, for the same reasons as `minibatch_backward`
+        with using_adapter(policy.model, ACTOR), (checkpointing(policy.model)
+                                                  if checkpointed(cfg, len(replay_rows), width) else nullcontext()):
+            nll = replay_backward(policy, replay_rows, cfg.replay)
         stats = [{**s, "losses/replay": nll} for s in stats]
     optimizer_step(optims, cfg.max_grad_norm, train_actor=train_actor)
     return stats

@@ -185,6 +185,8 @@ def test_a_loops_rsr_1_of_the_same_recipe_is_adopted_once_and_never_remade(tmp_p
                                                      "sft.seed": 0})
     monkeypatch.setattr("rsi_lite.rsr.stage.run_rsr", lambda *a, **k: pytest.fail("the start was remade"))
     cfg = LearnsConfig.load(learns.DEFAULT_CONFIG)
+    size = cfg.start["pool_size"]  # the loop's pool, generated at the recipe's size (not written out here)
+    monkeypatch.setattr("rsi_lite.tasks.task.find_tasks", lambda path: [path] * size)
     bench = Bench(tmp_path / "out", cfg, log=lambda *_: None)
     assert bench.start(stage) == str(stage / "checkpoint")
     doc = json.loads((tmp_path / "out" / "start" / "adopted.json").read_text())
@@ -208,3 +210,30 @@ def test_an_unfinished_stage_is_refused(tmp_path):
     (stage / "DONE").unlink()
     with pytest.raises(SystemExit, match="not a finished self-rewrite stage"):
         Bench(tmp_path / "out", LearnsConfig.load(learns.DEFAULT_CONFIG), log=lambda *_: None).start(stage)
+
+
+def test_a_stage_whose_logs_or_rollout_scheduling_differ_is_adopted_and_a_pool_of_another_size_is_not(tmp_path):
+    from rsi_lite.tasks.suites import write_pool
+
+    cfg = LearnsConfig.load(learns.DEFAULT_CONFIG)
+    stage = _rsr_stage(tmp_path / "a" / "rsr-1", **{"sft.report_to": "tensorboard", "rollout.workers": 2,
+                                                   "rollout.batch_size": 8})
+    assert Bench(tmp_path / "out-a", cfg, log=lambda *_: None).start(stage) == str(stage / "checkpoint")
+    write_pool(tmp_path / "pool", 3)
+    stage = _rsr_stage(tmp_path / "b" / "rsr-1", pool=str(tmp_path / "pool"))
+    with pytest.raises(SystemExit, match="holds 3 tasks"):
+        Bench(tmp_path / "out-b", cfg, log=lambda *_: None).start(stage)
+
+
+def test_another_start_for_a_benchmark_that_has_one_is_refused(tmp_path):
+    cfg = LearnsConfig.load(learns.DEFAULT_CONFIG)
+    first, second = _rsr_stage(tmp_path / "a" / "rsr-1"), _rsr_stage(tmp_path / "b" / "rsr-1")
+    Bench(tmp_path / "out", cfg, log=lambda *_: None).start(first)
+    assert Bench(tmp_path / "out", cfg, log=lambda *_: None).start(first) == str(first / "checkpoint")
+    with pytest.raises(SystemExit, match="already adopted"):
+        Bench(tmp_path / "out", cfg, log=lambda *_: None).start(second)
+    made = tmp_path / "own" / "start" / "rsr-1"
+    made.mkdir(parents=True)
+    (made / "DONE").write_text("")
+    with pytest.raises(SystemExit, match="made its own starting checkpoint"):
+        Bench(tmp_path / "own", cfg, log=lambda *_: None).start(first)

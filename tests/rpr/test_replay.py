@@ -129,3 +129,49 @@ def test_the_replay_term_pulls_the_actor_toward_the_examples_and_is_logged(tok, 
     row = update(pol, fake_trajectories(), RPRConfig(replay=1.0), make_optimizers(pol, RPRConfig()),
                  train_actor=False, replay=replay)
     assert "losses/replay" not in row
+
+
+def _rsr(d, init, rows):
+    """A self-rewrite stage as `run_rsr` leaves it: checkpoint/, dataset.jsonl (`rows`), config.json (its init)."""
+    (d / "checkpoint").mkdir(parents=True)
+    (d / "dataset.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (d / "config.json").write_text(json.dumps({"init": init}))
+    return str(d / "checkpoint")
+
+
+def _rpr(d, init, replay_from=""):
+    (d / "actor").mkdir(parents=True)
+    (d / "config.json").write_text(json.dumps({"init": init, "replay_from": replay_from}))
+    return str(d / "actor")
+
+
+ROW = {"input_ids": [1, 2], "loss_mask": [0, 1]}
+
+
+def test_the_replay_source_is_the_last_self_rewrite_that_kept_examples(tmp_path):
+    """RSR-N's own examples; behind an RSR stage that kept none (its checkpoint is its init's) the examples of that
+    init; behind an RPR actor the examples it replayed, else those behind its own init; Base: none."""
+    from rsi_lite.rpr.replay import replay_source
+
+    rsr1 = _rsr(tmp_path / "rsr-1", "base", [ROW])
+    assert replay_source(rsr1) == str(tmp_path / "rsr-1" / "dataset.jsonl")
+    rpr1 = _rpr(tmp_path / "rpr-1", rsr1)
+    rsr2 = _rsr(tmp_path / "rsr-2", rpr1, [{"input_ids": [1], "loss_mask": [0]}])  # kept nothing trainable
+    assert replay_source(rsr2) == str(tmp_path / "rsr-1" / "dataset.jsonl")
+    assert replay_source(_rpr(tmp_path / "rpr-x", rsr2, replay_from="/elsewhere/dataset.jsonl")) == \
+        "/elsewhere/dataset.jsonl"
+    assert replay_source(_rsr(tmp_path / "rsr-0", "base", [])) == ""  # an empty RSR-1 from Base: nothing to replay
+    assert replay_source("base") == ""
+
+
+@pytest.mark.parametrize("missing", ["rsr-1/dataset.jsonl", "rpr-1/config.json", "rsr-2/config.json"])
+def test_a_stage_missing_what_the_replay_source_needs_is_an_error_naming_the_file(tmp_path, missing):
+    """Never a silent "no replay": the stage directory exists, so its file must too."""
+    from rsi_lite.rpr.replay import replay_source
+
+    rsr1 = _rsr(tmp_path / "rsr-1", "base", [ROW])
+    rpr1 = _rpr(tmp_path / "rpr-1", rsr1)
+    rsr2 = _rsr(tmp_path / "rsr-2", rpr1, [])
+    (tmp_path / missing).unlink()
+    with pytest.raises(FileNotFoundError, match=str(tmp_path / missing)):
+        replay_source(rsr2 if missing.startswith("rsr-2") else rpr1 if missing.startswith("rpr") else rsr1)
