@@ -29,7 +29,10 @@ Targets (issue 3): engine >= 0.8 x raw, engine >= 4 x sequential: the lines `eng
 the same episodes with the same greedy replies: the last lines are, for each other backend B,
 `greedy episodes identical to transformers: N of M [B]`, `tokens/s[B] = N` and `B/transformers = R`, after
 `tokens/s[transformers] = N`. What serving new weights costs (the actor's adapter changed, as after a PPO step):
-for ctranslate2 merge, convert, load; for native the repack of its merged weights. A benchmark, not a test.
+for ctranslate2 merge, convert, load; for native the repack of its merged weights. And `bound`: the native run's
+forwards' matmul FLOPs (`forward_flops`) at this machine's fp32 matmul rate, measured after the runs: the least
+those forwards can take, and the ceiling of `native/transformers` if nothing else took a core. A benchmark, not a
+test.
 `--runs engine` skips the one-at-a-time runs (they take half the time).
 
 Issue 47's measurement: `python -m rsi_lite.bench.rollout --batch 32 --episodes 80 --turns 3 --tokens 64
@@ -103,7 +106,7 @@ def main(argv: list[str] | None = None) -> None:
     cfg = RolloutConfig(harness=a.harness, max_turns=a.turns, max_new_tokens=a.tokens, temperature=0.0, batch_size=a.batch,
                         page_size=a.page_size, open_episodes=a.open_episodes)
     jobs = [(t, 0) for t in tasks]
-    rates, outputs = {}, {}
+    rates, outputs, native_stats = {}, {}, {}
     runs = [(f"engine[{b}]" if b != "transformers" else "engine", a.batch, b) for b in a.backends]
     runs += [("sequential", 1, "transformers")]
     for name, bs, backend in runs:
@@ -126,6 +129,8 @@ def main(argv: list[str] | None = None) -> None:
         stats = meter.summary(wall) if backend == "transformers" else _engine_stats(trajs, wall)
         if stats:
             print(_meter_line(stats))
+        if backend == "native":
+            native_stats = stats
         outputs[name] = [t.token_ids for t in trajs]
     print(f"raw        {len(prompts) * a.tokens} tokens at batch {a.batch} = {raw:.1f} tokens/s")
     print(_meter_line(raw_meter.summary(raw_wall)))
@@ -143,6 +148,7 @@ def main(argv: list[str] | None = None) -> None:
         _refresh_cost(pol, a.compute_type)
     if "engine[native]" in rates:
         _native_refresh_cost(pol)
+        _compute_bound(pol, native_stats, rates)
     if "engine" in rates:
         print(f"tokens/s[transformers] = {rates['engine']:.1f}")
     for b in a.backends:
@@ -185,6 +191,38 @@ def _native_refresh_cost(pol) -> None:
     with NativeGenerator(pol.model, pol.tokenizer, max_new_tokens=1) as gen:
         print(f"refresh    new actor weights served by the native engine in {gen.stats['pack_s']:.2f} s "
               "(the adapters merged into the packed weights)")
+
+
+def forward_flops(model, prefill_tokens: int, decode_tokens: int) -> float:
+    """The matmul FLOPs of a decoder's forwards: 2 x the layers' weights for every token fed (prefilled or decoded),
+    and 2 x the output head's for each decoded one (a prefilled token's logits are never computed); the LoRA
+    adapters are merged into the weights (`native_engine`), attention's own products are left out (a few percent
+    at these lengths), so this is the least work the forwards can be."""
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model
+    layers = sum(p.numel() for n, p in base.model.layers.named_parameters() if "lora_" not in n)
+    head = base.get_output_embeddings().weight.numel()
+    return 2.0 * layers * (prefill_tokens + decode_tokens) + 2.0 * head * decode_tokens
+
+
+def _compute_bound(pol, stats: dict, rates: dict) -> None:
+    """What the native run's forwards must cost at this machine's fp32 matmul rate (measured now), and the
+    generated tokens per second that would allow if nothing else (verifiers, sandboxes, attention, the small
+    operations between matmuls) took a core: the ceiling of `native/transformers` in fp32 here."""
+    from .update import matmul_rate
+
+    if not stats:
+        return
+    flops = forward_flops(pol.model, stats["prefill_tokens"], stats["decode_tokens"])
+    rate = matmul_rate()
+    least = flops / rate
+    generated = rates["engine[native]"] * stats["forward_s"] / stats["forward_share"]  # tokens/s x the run's wall
+    ceiling = generated / least if least else 0.0
+    line = (f"bound      the native run's forwards: {flops / 1e12:.2f} TFLOP; at this machine's matmul rate now "
+            f"({rate / 1e9:.0f} GFLOP/s) at least {least:.1f} s of its {stats['forward_s']:.1f} s, so at most "
+            f"{ceiling:.0f} tokens/s")
+    if "engine" in rates:
+        line += f" = {ceiling / rates['engine']:.1f} x transformers"
+    print(line + " (forwards alone, nothing else on the cores)")
 
 
 def _engine_stats(trajs, wall: float) -> dict:
