@@ -175,3 +175,64 @@ def test_a_stage_missing_what_the_replay_source_needs_is_an_error_naming_the_fil
     (tmp_path / missing).unlink()
     with pytest.raises(FileNotFoundError, match=str(tmp_path / missing)):
         replay_source(rsr2 if missing.startswith("rsr-2") else rpr1 if missing.startswith("rpr") else rsr1)
+
+
+def _probe_ids():
+    g = torch.Generator().manual_seed(7)
+    return torch.randint(5, 1000, (2, 30), generator=g)
+
+
+def test_the_replay_term_reaches_the_actor_only_and_a_step_redone_draws_the_same_rows(tok, tmp_path, monkeypatch):
+    """With the term on and off, the critic after two joint updates is the same to the last bit (the term never
+    reaches it) while the actor is not; an update redone at the same (seed, step), as a resumed stage redoes it,
+    replays the same rows in the same order, and with one optimizer step per minibatch (`accumulate` 1) each step
+    gets its own rows."""
+    from rsi_lite.policy.critic import token_logprobs, values
+    from rsi_lite.rpr import update as upd
+
+    replay = Replay.load(_dataset(tmp_path / "d.jsonl", n=6), 2)
+    ids = _probe_ids()
+    seen = {}
+    for weight in (0.0, 1.0):
+        pol = tiny_actor_critic(tok)
+        cfg = RPRConfig(minibatch=2, actor_lr=1e-2, critic_lr=1e-2, replay=weight, replay_batch=2)
+        opt = make_optimizers(pol, cfg)
+        for k in range(2):
+            update(pol, fake_trajectories(), cfg, opt, train_actor=True, step=k, replay=replay)
+        with torch.no_grad():
+            seen[weight] = (values(pol, ids, torch.ones_like(ids)),
+                            token_logprobs(pol, ids, torch.ones_like(ids), only=torch.ones_like(ids)))
+    assert torch.equal(seen[0.0][0], seen[1.0][0])          # the critic: untouched by the term
+    assert not torch.allclose(seen[0.0][1], seen[1.0][1])   # the actor: moved by it
+
+    drawn = []
+    real = upd.replay_backward
+    monkeypatch.setattr(upd, "replay_backward", lambda pol, rows, w: drawn.append(rows) or real(pol, rows, w))
+    cfg = RPRConfig(minibatch=2, accumulate=1, replay=1.0, replay_batch=2)
+    for _ in range(2):  # the step, then the same step again from the same start
+        pol = tiny_actor_critic(tok)
+        update(pol, fake_trajectories(), cfg, make_optimizers(pol, cfg), train_actor=True, step=3, replay=replay)
+    first, again = drawn[:len(drawn) // 2], drawn[len(drawn) // 2:]
+    assert len(first) == 2 * cfg.ppo_epochs and first == again   # 2 minibatches x epochs, one draw each
+    assert all(a != b for a, b in zip(first, first[1:]))
+
+
+def test_the_replay_backward_is_weight_times_the_token_mean_nll(tok):
+    """The gradient of weight x (the mean NLL over the rows' action tokens), exactly: doubling the weight doubles
+    every gradient, and the NLL it returns is the token mean (rows of different lengths and masks)."""
+    from rsi_lite.rpr.replay import replay_backward
+
+    rows = [(list(range(10, 30)), [0] * 12 + [1] * 8), (list(range(40, 52)), [0] * 9 + [1] * 3)]
+    grads, nlls = {}, {}
+    for weight in (1.0, 2.5):
+        pol = tiny_actor_critic(tok)
+        pol.model.zero_grad(set_to_none=True)
+        nlls[weight] = replay_backward(pol, rows, weight)
+        grads[weight] = {n: p.grad.clone() for n, p in pol.model.named_parameters() if p.grad is not None}
+    assert grads[1.0] and set(grads[1.0]) == set(grads[2.5])
+    assert all(".actor." in n for n in grads[1.0])  # the actor's adapter only
+    for n, g in grads[1.0].items():
+        torch.testing.assert_close(grads[2.5][n], 2.5 * g)
+    pol = tiny_actor_critic(tok)
+    by_row = [_nll(pol, Replay([r], 1)) for r in rows]
+    assert nlls[1.0] == pytest.approx((8 * by_row[0] + 3 * by_row[1]) / 11, rel=1e-5)  # tokens, not rows, weigh
