@@ -151,6 +151,33 @@ def test_the_replay_term_keeps_the_examples_behind_the_retained_checkpoint(tmp_p
     assert rpr["rpr-2-critic-reset"].replay_from == rpr["rpr-2"].replay_from
     assert rpr["control-direct-ppo"].init == "base" and rpr["control-direct-ppo"].replay == 0.0
     assert any("[Direct PPO] no self-rewrite behind base: the replay term is off" in x for x in logged), logged
+    n = len(calls)  # a resume: rpr-2's replay_from (set, a path) is the same run's, so it is accepted; nothing reruns
+    start(tmp_path / "r", "tiny", resume=True, controls=("direct-ppo", "critic-reset"), p=p, log=lambda *_: None)
+    assert not [c for c in calls[n:] if c[0] in ("rsr", "rpr")]
+
+
+def test_the_replay_term_follows_an_accepted_rsr_2_turns_off_behind_base_and_resumes(tmp_path, fake_stages):
+    """RSR-2 better on val: RPR-2 replays RSR-2's own examples (the default beside its checkpoint), and a resume is
+    the same run. RSR-1 worse than Base: RPR-1 starts from Base without the term, and says so."""
+    calls, val_of = fake_stages
+    p = profile("tiny")
+    p.rpr.replay, p.rpr.replay_by = 1.0, "kind"
+    val_of.update({"rsr-1": 0.2, "rpr-1": 0.3, "rsr-2": 0.5, "rpr-2": 0.6})
+    start(tmp_path / "a", "tiny", p=p, log=lambda *_: None)
+    rpr = {c[1]: c[4] for c in calls if c[0] == "rpr"}
+    run = (tmp_path / "a").absolute()
+    assert rpr["rpr-2"].init == str(run / "rsr-2" / "checkpoint") and rpr["rpr-2"].replay_from == ""
+    assert replay_path(rpr["rpr-2"]) == run / "rsr-2" / "dataset.jsonl"
+    start(tmp_path / "a", "tiny", p=p, resume=True, log=lambda *_: None)  # the same run: no error, nothing rerun
+
+    calls.clear()
+    val_of.clear()
+    val_of.update({"base": 0.5, "rsr-1": 0.1, "rpr-1": 0.1, "rsr-2": 0.1, "rpr-2": 0.1})
+    logged = []
+    start(tmp_path / "b", "tiny", p=p, cycles=1, log=logged.append)
+    rpr = {c[1]: c[4] for c in calls if c[0] == "rpr"}
+    assert rpr["rpr-1"].init == "base" and rpr["rpr-1"].replay == 0.0
+    assert any("[RPR-1] no self-rewrite behind base: the replay term is off" in x for x in logged), logged
 
 
 def test_a_control_named_on_resume_runs_only_that_branch(tmp_path, fake_stages, monkeypatch):
