@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 from pathlib import Path
 
@@ -180,12 +181,19 @@ def cmd_rpr(a) -> int:
     return 0
 
 
+def _terminated(signum, frame):
+    raise SystemExit(128 + signum)
+
+
 def cmd_run(a) -> int:
     from ..loop.phases import start
     from ..report.write import stage_table, write_report
 
     controls = list(dict.fromkeys((a.control or []) + (["critic-reset"] if a.critic == "reset" else [])
                                   + (["reward-fdr"] if a.reward == "fdr" else [])))
+    # SIGTERM (`kill`, a session's end) unwinds like Ctrl-C: sandboxes are closed and the stage's attempt is
+    # recorded in cost.json (`Loop._timed`), so a resumed stage's wall counts the time the killed attempt spent
+    signal.signal(signal.SIGTERM, _terminated)
     try:
         start(Path(a.out), a.profile, resume=a.resume, controls=controls, seeds=a.seeds, cycles=a.cycles,
               progress=not a.quiet,

@@ -255,20 +255,34 @@ class Loop:
 
     def _timed(self, name: str, d: Path, fn):
         """Run one stage; record its cost (tokens and sandbox time from its files, wall time and peak
-        memory of this attempt) unless it had already finished before this attempt."""
+        memory) unless it had already finished before this attempt. An attempt that is interrupted (an exception,
+        Ctrl-C, or SIGTERM under `rsi-lite run`) records its wall in `attempts_s` before it unwinds, and the
+        attempt that finishes the stage adds them up: `wall_s` is the stage's wall across resumes."""
         fresh = not StageDir(d).done
         resumed = fresh and d.is_dir() and any(d.iterdir())
+        earlier = list(self.cost.get(name, {}).get("attempts_s", [])) if fresh else []
         _reset_peak_rss()
         CLOCK.reset()
         t0, p0, c0 = time.monotonic(), PAUSES.start().total(), cpu_seconds()
-        out = fn()
+        try:
+            out = fn()
+        except BaseException:
+            if fresh:
+                wall = time.monotonic() - t0 - (PAUSES.total() - p0)
+                self.cost[name] = {"generated_tokens": 0, "sandbox_s": 0.0, "episodes": 0, "wall_s": None,
+                                   "paused_s": None, "peak_rss_mb": None, "attempts_s": earlier + [round(wall, 1)],
+                                   "note": "interrupted: unfinished; attempts_s holds each attempt's wall"}
+                write_json_atomic(self.dir / "cost.json", self.cost)
+            raise
         gc.collect()
         paused = PAUSES.total() - p0
         wall = time.monotonic() - t0 - paused
         if fresh or name not in self.cost:
-            self.cost[name] = {**stage_cost(d), "wall_s": round(wall, 1) if fresh else None,
+            self.cost[name] = {**stage_cost(d), "wall_s": round(wall + sum(earlier), 1) if fresh else None,
                                "paused_s": round(paused, 1) if fresh else None,
                                "peak_rss_mb": round(_peak_rss_mb(), 1) if fresh else None}
+            if earlier:
+                self.cost[name]["attempts_s"] = earlier + [round(wall, 1)]
             if fresh:
                 self.cost[name]["breakdown"] = CLOCK.snapshot(wall)
                 cpu = {k: v - c0[k] for k, v in cpu_seconds().items()}
@@ -278,7 +292,8 @@ class Loop:
                 busy = cpu["process"] + cpu["children"] if paused > 0 else cpu.get("machine", cpu["process"] + cpu["children"])
                 self.cost[name]["cpu_share"] = round(busy / wall, 2) if wall > 0 else None
             if resumed:
-                self.cost[name]["note"] = "resumed: wall time and peak memory of the attempt that finished it"
+                self.cost[name]["note"] = ("resumed: wall_s is the attempts' walls added up (attempts_s, where they "
+                                           "were recorded); peak memory, CPU and breakdown of the attempt that finished it")
             write_json_atomic(self.dir / "cost.json", self.cost)
         return out
 

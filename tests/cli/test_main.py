@@ -61,3 +61,31 @@ def test_eval_accepts_engine_continuous_and_refuses_the_retired_lockstep(capsys)
     with pytest.raises(SystemExit):
         build_parser().parse_args([*args, "lockstep"])
     assert "invalid choice: 'lockstep'" in capsys.readouterr().err
+
+
+def test_run_turns_sigterm_into_an_unwinding_exit(tmp_path, monkeypatch):
+    """`rsi-lite run` killed with SIGTERM raises SystemExit inside the loop, so the stage in flight records its
+    attempt and closes its sandboxes (`Loop._timed`; tests/loop/test_phases) instead of vanishing."""
+    import os
+    import signal
+    import time
+
+    import rsi_lite.loop.phases as phases
+
+    unwound = []
+
+    def killed(*a, **k):
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)  # the handler raises before this ends
+        finally:
+            unwound.append(True)
+
+    before = signal.getsignal(signal.SIGTERM)
+    monkeypatch.setattr(phases, "start", killed)
+    try:
+        with pytest.raises(SystemExit) as e:
+            main(["run", "--profile", "smoke", "--out", str(tmp_path / "r")])
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    assert e.value.code == 128 + signal.SIGTERM and unwound == [True]

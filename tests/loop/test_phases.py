@@ -421,3 +421,36 @@ def test_a_paused_stages_cpu_share_is_its_own_process_not_the_machines(tmp_path,
     row = json.loads((tmp_path / "r" / "cost.json").read_text())["RSR-1"]
     assert row["wall_s"] == 10.0 and row["cpu_s"] == {"process": 1.0, "children": 0.0, "machine": 100.0}
     assert row["cpu_share"] == 0.1  # its own second over its 10 s, not the machine's 100
+
+
+def test_an_interrupted_stage_records_its_attempt_and_the_finished_wall_adds_the_attempts(tmp_path, fake_stages,
+                                                                                            monkeypatch):
+    """Killed during RSR-1 (Ctrl-C; `rsi-lite run` turns SIGTERM into the same unwinding), the attempt's wall is in
+    cost.json before the run stops; the resumed attempt that finishes the stage makes `wall_s` the sum."""
+    import time
+
+    from rsi_lite.loop import phases
+
+    real = phases.run_rsr
+    state = {"killed": False}
+
+    def killed_once(run, cycle, cfg, progress=False):
+        if not state["killed"]:
+            state["killed"] = True
+            time.sleep(0.3)
+            raise KeyboardInterrupt
+        time.sleep(0.1)
+        return real(run, cycle, cfg, progress)
+
+    monkeypatch.setattr(phases, "run_rsr", killed_once)
+    with pytest.raises(KeyboardInterrupt):
+        start(tmp_path / "r", "tiny", cycles=1, log=lambda *_: None)
+    cost = json.loads((tmp_path / "r" / "cost.json").read_text())
+    assert cost["RSR-1"]["wall_s"] is None and len(cost["RSR-1"]["attempts_s"]) == 1
+    assert cost["RSR-1"]["attempts_s"][0] >= 0.3
+    write_report(tmp_path / "r")  # a report of the stopped run reads the interrupted row
+    start(tmp_path / "r", "tiny", resume=True, cycles=1, log=lambda *_: None)
+    row = json.loads((tmp_path / "r" / "cost.json").read_text())["RSR-1"]
+    first, second = row["attempts_s"]
+    assert first >= 0.3 and second >= 0.1 and row["wall_s"] == pytest.approx(first + second, abs=0.11)
+    write_report(tmp_path / "r")
