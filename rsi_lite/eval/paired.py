@@ -66,18 +66,22 @@ def compare(before: dict[str, tuple[str, float]], after: dict[str, tuple[str, fl
     return out
 
 
-def compare_dirs(before: Path, after: Path, kinds_file: Path, resamples: int = 4000) -> str:
-    """Two finished evaluations of the same held-out tasks (`rsi-lite eval --out`, or a run's
-    `heldout-rpr-N/eval-<stage>`) and the kinds file that names each task's kind (`heldout-rpr-N/kinds.json`):
-    the change with its interval, overall and per kind, and each turn's replies (`eval.turns`), as text."""
+def compare_dirs(before: Path, after: Path, kinds_file: Path | None = None, resamples: int = 4000) -> str:
+    """Two finished evaluations of the same tasks (`rsi-lite eval --out`, a run's `heldout-rpr-N/eval-<stage>`, or
+    a run's `eval-<stage>`) and the kinds file that names each task's kind (`heldout-rpr-N/kinds.json`; without
+    one each task's group is its suite, so two stages' evaluations compare suite by suite): the change with its
+    interval, overall and per group, and each turn's replies (`eval.turns`), as text."""
     from ..records import read_json
     from ..rollout.trajectory import read_trajectories
     from .turns import turn_health
 
-    kinds = read_json(kinds_file).get("tasks") if Path(kinds_file).is_file() else None
+    trajs = [read_trajectories(Path(d) / "trajectories.jsonl") for d in (before, after)]
+    if kinds_file is None:
+        kinds = {t.task: t.suite for t in trajs[0] + trajs[1]}
+    else:
+        kinds = read_json(kinds_file).get("tasks") if Path(kinds_file).is_file() else None
     if not isinstance(kinds, dict):
         raise ValueError(f"{kinds_file}: no 'tasks' object (each held-out task's kind), as heldout-rpr-N/kinds.json has")
-    trajs = [read_trajectories(Path(d) / "trajectories.jsonl") for d in (before, after)]
     rates = [task_rates(t, kinds) for t in trajs]
     unpaired = len(set(rates[0]) ^ set(rates[1]))
     if not set(rates[0]) & set(rates[1]):
@@ -101,10 +105,10 @@ def compare_dirs(before: Path, after: Path, kinds_file: Path, resamples: int = 4
 def main(argv: list[str] | None = None) -> str:
     import argparse
 
-    p = argparse.ArgumentParser(description="Compare two evaluations of the same held-out tasks, task-paired.")
+    p = argparse.ArgumentParser(description="Compare two evaluations of the same tasks, task-paired.")
     p.add_argument("before", type=Path, help="the incoming checkpoint's evaluation directory")
     p.add_argument("after", type=Path, help="the trained checkpoint's evaluation directory")
-    p.add_argument("--kinds", type=Path, required=True, help="kinds.json of the held-out tasks (heldout-rpr-N/)")
+    p.add_argument("--kinds", type=Path, help="kinds.json of held-out tasks (heldout-rpr-N/); without it, by suite")
     args = p.parse_args(argv)
     for d in (args.before, args.after):
         if not (d / "trajectories.jsonl").is_file():

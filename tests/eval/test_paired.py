@@ -32,3 +32,17 @@ def test_two_evaluation_directories_give_the_change_per_kind_and_each_turns_repl
     (tmp_path / "bad.json").write_text(json.dumps({"per_kind": 3}))
     with pytest.raises(SystemExit, match="bad.json: no 'tasks' object"):
         main([str(tmp_path / "before"), str(tmp_path / "after"), "--kinds", str(tmp_path / "bad.json")])
+
+
+def test_without_a_kinds_file_two_stages_evaluations_compare_suite_by_suite(tmp_path):
+    """`python -m rsi_lite.eval.paired RUN/eval-rsr-1 RUN/eval-rpr-1`: each task's group is its suite."""
+    cmd = "```bash\nls\n```"
+    tasks = [("core-0", "core"), ("core-1", "core"), ("val-0", "val"), ("val-1", "val")]
+    for d, won in (("before", {"core-0", "val-0"}), ("after", {"core-0", "core-1"})):
+        (tmp_path / d).mkdir()
+        write_trajectories([replace(episode([cmd], [[-0.1]]), task=n, suite=s, verifier={"strict": int(n in won)})
+                            for n, s in tasks], tmp_path / d / "trajectories.jsonl")
+    out = main([str(tmp_path / "before"), str(tmp_path / "after")]).splitlines()
+    assert out[1].split()[:5] == ["all", "50.0", "->", "50.0", "+0.0"]
+    assert out[2].split()[:5] == ["core", "50.0", "->", "100.0", "+50.0"]
+    assert out[3].split()[:5] == ["val", "50.0", "->", "0.0", "-50.0"]
