@@ -1,8 +1,11 @@
 """The paper's claims, one by one, with a run's verdict and figures (the report's "claims" table).
 
-Every verdict follows one rule: a gain is a gain only when it is larger than the run-to-run spread of the two rows
-it compares (at temperature 0.6 one `core` run can differ from the next by 10 points). Where a stage or a control
-did not run, the claim says "not measured in this run" rather than nothing.
+Every verdict follows one rule: a gain is a gain only when it is larger than its noise. Refinement's claims (PPO
+over its incoming checkpoint, on `core` and on its held-out kinds) are judged by the 95% interval of a paired
+bootstrap over the tasks both evaluations ran (`eval.paired`), where a run has the per-task evaluations; the other
+claims, and reports of several seeds, by the run-to-run spread of the two rows compared (at temperature 0.6 one
+`core` run can differ from the next by 10 points). Where a stage or a control did not run, the claim says "not
+measured in this run" rather than nothing.
 """
 
 from __future__ import annotations
@@ -66,14 +69,31 @@ def rewrite_and_refinement_claims(rep: dict) -> list[dict]:
     for cyc in (1, 2):
         incoming = _retained(rep, f"RSR-{cyc}", f"RSR-{cyc}")
         g = _gain(rep, incoming, f"RPR-{cyc}")
-        room = [r[f"RPR-{cyc}"]["core"] for r in rep.get("room", {}).values() if "core" in r.get(f"RPR-{cyc}", {})]
+        rows = [r[f"RPR-{cyc}"] for r in rep.get("room", {}).values() if "core" in r.get(f"RPR-{cyc}", {})]
+        room = [r["core"] for r in rows]
         text = "" if not room or g is None else (
             f"; room: {incoming}'s failed core episodes on kinds some PPO rollout solved, "
             f"{room[0]['on_kinds_ppo_solved']} of {room[0]['failures']}, so RPR-{cyc} could add at most "
             f"{room[0]['at_most_points']:+.1f}")
+        paired = rows[0]["core"].get("paired") if len(rows) == 1 and g is not None else None
+        verdict = _verdict(g) if paired is None else _interval_verdict(paired)
+        figures = None if g is None else (_points(g) if paired is None else _interval(paired) + f", spread {g[1]:.1f}")
+        if paired is not None and "paired" in rows[0].get("val", {}):
+            figures += f"; val {_interval(rows[0]['val']['paired'])}"
         out.append({"claim": f"PPO after self-rewrite moves the actor (RPR-{cyc} over {incoming}, core)",
-                    "verdict": _verdict(g), "figures": None if g is None else _points(g) + text})
+                    "verdict": verdict, "figures": None if figures is None else figures + text})
     return out
+
+
+def _interval_verdict(d: dict) -> str:
+    """A paired change judged by its 95% interval (the held-out claims' rule)."""
+    return "holds" if d["low"] > 0 else "refuted here (a fall beyond the 95% interval)" if d["high"] < 0 \
+        else "not shown (inside the 95% interval)" if d["delta"] > 1e-9 else "not shown"
+
+
+def _interval(d: dict) -> str:
+    return (f"{100 * d['delta']:+.1f} points, 95% interval [{100 * d['low']:+.1f}, {100 * d['high']:+.1f}] "
+            f"over {d['tasks']} tasks (paired bootstrap)")
 
 
 def heldout_claims(rep: dict) -> list[dict]:
@@ -102,8 +122,7 @@ def heldout_claims(rep: dict) -> list[dict]:
             rates = [{n: (kinds.get(n, "?"), s / e) for n, (s, e) in r["by_task"].items() if e} for r in (a, b)]
             c = compare(*rates, room=None, resamples=4000)
             d, fell = c["all"], [k for k, r in c["by_kind"].items() if r["high"] < 0]
-            verdict = "holds" if d["low"] > 0 else "refuted here (a fall beyond the 95% interval)" if d["high"] < 0 \
-                else "not shown (inside the 95% interval)" if d["delta"] > 1e-9 else "not shown"
+            verdict = _interval_verdict(d)
             out.append({"claim": claim, "verdict": verdict,
                         "figures": start + f"{100 * d['delta']:+.1f} points, 95% interval [{100 * d['low']:+.1f}, "
                                            f"{100 * d['high']:+.1f}] (paired bootstrap over {d['tasks']} tasks); "

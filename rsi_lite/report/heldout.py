@@ -66,7 +66,10 @@ def refinement_room(run: Path, d: Path, selection: dict, suites=("core", "val"))
     """Per RPR phase: how much of its incoming checkpoint's evaluation PPO could change at all. PPO has no
     gradient toward a kind it never samples a success of, so the failures it can fix are those on kinds some
     rollout of the phase (a step's or a probe's) solved; the rest is room only a self-rewrite opens. Per suite:
-    episodes, failures, failures on such kinds, and the points they are worth (the most the phase can add)."""
+    episodes, failures, failures on such kinds, and the points they are worth (the most the phase can add); and,
+    once the phase's own evaluation is done, `paired`: its change over the incoming checkpoint on the suite's tasks
+    with a 95% interval (`eval.paired.paired_bootstrap`: tasks resampled, each with its two success rates)."""
+    from ..eval.paired import paired_bootstrap, task_rates
     from ..paths import TASKS_ROOT
     from ..rollout.trajectory import read_trajectories
     from ..tasks import find_tasks
@@ -91,6 +94,8 @@ def refinement_room(run: Path, d: Path, selection: dict, suites=("core", "val"))
         solved = {pool[t.task] for f in files for t in read_trajectories(f) if t.verifier.get("strict") and t.task in pool}
         row = {"incoming": incoming, "kinds_solved_by_ppo": len(solved)}
         evals = read_trajectories(e / "trajectories.jsonl")
+        mine = eval_dir(d, f"RPR-{cyc}")
+        after = read_trajectories(mine / "trajectories.jsonl") if StageDir(mine).done else []
         for s in suites:
             ts = [t for t in evals if t.suite == s]
             if not ts:
@@ -100,5 +105,9 @@ def refinement_room(run: Path, d: Path, selection: dict, suites=("core", "val"))
             fixable = sum(kinds.get(t.task) in solved for t in fails)
             row[s] = {"episodes": len(ts), "failures": len(fails), "on_kinds_ppo_solved": fixable,
                       "at_most_points": 100 * fixable / len(ts)}
+            pairs = [task_rates([t for t in group if t.suite == s], {}) for group in (evals, after)]
+            both = sorted(set(pairs[0]) & set(pairs[1]))
+            if both:
+                row[s]["paired"] = paired_bootstrap([pairs[0][n][1] for n in both], [pairs[1][n][1] for n in both])
         out[f"RPR-{cyc}"] = row
     return out

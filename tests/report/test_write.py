@@ -219,3 +219,27 @@ def test_the_room_for_refinement_counts_the_failures_on_kinds_some_ppo_rollout_s
     room = refinement_room(run, run, {"RSR-1": {"retained": "RSR-1"}})
     assert room["RPR-1"]["core"] == {"episodes": 4, "failures": 3, "on_kinds_ppo_solved": 2, "at_most_points": 50.0}
     assert room["RPR-1"]["incoming"] == "RSR-1" and "val" not in room["RPR-1"] and "RPR-2" not in room
+    # once RPR-1's own evaluation is done: its change on core over the same tasks, paired by task
+    (run / "eval-rpr-1").mkdir()
+    (run / "eval-rpr-1" / "DONE").write_text("")
+    write_trajectories([replace(solved, task=c.name, suite="core") for c in (on_it, on_it, other, other)],
+                       run / "eval-rpr-1" / "trajectories.jsonl")
+    paired = refinement_room(run, run, {"RSR-1": {"retained": "RSR-1"}})["RPR-1"]["core"]["paired"]
+    # before: on_it 0/2, other 1/2; after: both 2/2 -> +75 points over 2 tasks
+    assert paired["tasks"] == 2 and paired["delta"] == pytest.approx(0.75) and paired["before"] == pytest.approx(0.25)
+
+
+def test_ppo_claim_on_core_is_judged_by_the_paired_interval_when_the_run_has_it():
+    from rsi_lite.report.write import claims
+
+    rep = {"stages": [_row("Base", 0.0, [0.0, 0.0, 0.0]), _row("RSR-1", 0.30, [0.30, 0.30, 0.30]),
+                      _row("RPR-1", 0.20, [0.20, 0.20, 0.20])], "controls": {}, "gains": {}, "reward_shares": {}}
+    pair = {"delta": -0.10, "low": -0.18, "high": -0.03, "tasks": 45, "before": 0.3, "after": 0.2}
+    rep["room"] = {0: {"RPR-1": {"core": {"episodes": 135, "failures": 90, "on_kinds_ppo_solved": 1,
+                                          "at_most_points": 0.7, "paired": pair},
+                                 "val": {"paired": {**pair, "low": -0.2, "high": 0.1, "tasks": 27}}}}}
+    ppo = next(c for c in claims(rep) if c["claim"].startswith("PPO after self-rewrite"))
+    # the spread of identical runs is 0, so the spread rule would call -10 "not shown"; the interval says a fall
+    assert ppo["verdict"] == "refuted here (a fall beyond the 95% interval)"
+    assert ppo["figures"].startswith("-10.0 points, 95% interval [-18.0, -3.0] over 45 tasks (paired bootstrap), "
+                                     "spread 0.0; val -10.0 points, 95% interval [-20.0, +10.0] over 27 tasks")
