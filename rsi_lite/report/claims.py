@@ -75,7 +75,7 @@ def rewrite_and_refinement_claims(rep: dict) -> list[dict]:
             f"; room: {incoming}'s failed core episodes on kinds some PPO rollout solved, "
             f"{room[0]['on_kinds_ppo_solved']} of {room[0]['failures']}, so RPR-{cyc} could add at most "
             f"{room[0]['at_most_points']:+.1f}")
-        paired = rows[0]["core"].get("paired") if len(rows) == 1 and g is not None else None
+        paired = _paired(rep, f"RPR-{cyc}") if g is not None else None
         verdict = _verdict(g) if paired is None else _interval_verdict(paired)
         figures = None if g is None else (_points(g) if paired is None else _interval(paired) + f", spread {g[1]:.1f}")
         if paired is not None and "paired" in rows[0].get("val", {}):
@@ -83,6 +83,13 @@ def rewrite_and_refinement_claims(rep: dict) -> list[dict]:
         out.append({"claim": f"PPO after self-rewrite moves the actor (RPR-{cyc} over {incoming}, core)",
                     "verdict": verdict, "figures": None if figures is None else figures + text})
     return out
+
+
+def _paired(rep: dict, phase: str, suite: str = "core") -> dict | None:
+    """The phase's paired change over its incoming checkpoint on `suite` (`refinement_room`'s), in a one-seed
+    report; None where there is none (several seeds, or no per-task evaluations)."""
+    rows = [r[phase] for r in rep.get("room", {}).values() if suite in r.get(phase, {})]
+    return rows[0][suite].get("paired") if len(rows) == 1 and len(rep.get("room", {})) == 1 else None
 
 
 def _interval_verdict(d: dict) -> str:
@@ -133,8 +140,8 @@ def heldout_claims(rep: dict) -> list[dict]:
 
 def refinement_sentences(rep: dict) -> list[str]:
     """One sentence per RPR phase that ran, computed from the run's figures (never a fixed text): how its probes of
-    the kinds it trained on moved over its steps, how `core` moved against its incoming checkpoint (judged by the
-    run-to-run spread), how its held-out kinds moved (judged by their 95% interval, `heldout_claims`), and what a
+    the kinds it trained on moved over its steps, how `core` moved against its incoming checkpoint (judged by its
+    paired 95% interval where the run has one, else the run-to-run spread), how its held-out kinds moved (judged by their 95% interval, `heldout_claims`), and what a
     reader should conclude from the three."""
     out = []
     held = {}
@@ -165,7 +172,13 @@ def refinement_sentences(rep: dict) -> list[str]:
                 parts.append(f"its first probe found no kind learnable ({always} of {len(probes[0]['by_kind'])} "
                              "probed kinds always solved, the rest never)")
         g = _gain(rep, incoming, phase)
-        if g is not None:
+        pc = _paired(rep, phase) if g is not None else None
+        worse = g is not None and (g[0] < -g[1] if pc is None else pc["high"] < 0)
+        if pc is not None:
+            where = "above" if pc["low"] > 0 else "below" if pc["high"] < 0 else "inside"
+            parts.append(f"on `core` it moved {100 * pc['delta']:+.1f} points against {incoming}, {where} its 95% "
+                         f"interval [{100 * pc['low']:+.1f}, {100 * pc['high']:+.1f}] over {pc['tasks']} tasks")
+        elif g is not None:
             where = ("above" if g[0] > g[1] else "below" if g[0] < -g[1] else "inside")
             parts.append(f"on `core` it moved {g[0]:+.1f} points against {incoming}, {where} the run-to-run spread "
                          f"of {g[1]:.1f}")
@@ -177,14 +190,15 @@ def refinement_sentences(rep: dict) -> list[str]:
         drift = _last_turn_drift(rep, phase)
         if drift:
             parts.append(drift)
-        if g is not None and g[0] < -g[1]:
-            verdict = "refinement made the agent worse on `core` beyond the spread"
+        noise = "the spread" if pc is None else "its interval"
+        if worse:
+            verdict = f"refinement made the agent worse on `core` beyond {noise}"
         elif h is not None and h["verdict"].startswith("refuted"):
             verdict = "refinement made the agent worse on fresh instances of the kinds it trained on"
         elif learned or (learned is None and probe_rose):
             verdict = "refinement learned on the kinds it trained on" + (", on fresh instances," if learned else "")
             if g is not None:
-                verdict += " without making the agent worse on `core` beyond the spread"
+                verdict += f" without making the agent worse on `core` beyond {noise}"
         elif learned is False or probe_rose is False:
             verdict = "no learning is shown: the gains are inside their spread or interval"
         elif nothing:

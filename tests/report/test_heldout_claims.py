@@ -67,6 +67,15 @@ def test_the_refinement_sentence_reads_its_verdict_from_the_figures():
     rep["stages"] = _stages([0.40, 0.41, 0.40], [0.20, 0.21, 0.20])
     (s,) = refinement_sentences(rep)
     assert "below the run-to-run spread" in s and s.endswith("refinement made the agent worse on `core` beyond the spread.")
+    # with the per-task evaluations (a one-seed run), core is judged by its paired interval instead
+    rep["room"] = {"0": {"RPR-1": {"core": {"paired": {"delta": -0.2, "low": -0.3, "high": -0.1, "tasks": 45}}}}}
+    (s,) = refinement_sentences(rep)
+    assert "on `core` it moved -20.0 points against RSR-1, below its 95% interval [-30.0, -10.0] over 45 tasks" in s
+    assert s.endswith("refinement made the agent worse on `core` beyond its interval.")
+    rep["room"]["0"]["RPR-1"]["core"]["paired"].update(delta=-0.02, low=-0.09, high=0.05)
+    (s,) = refinement_sentences(rep)
+    assert "inside its 95% interval" in s and s.endswith("without making the agent worse on `core` beyond its interval.")
+    del rep["room"]
     rep["stages"] = _stages([0.30, 0.32, 0.28], [0.31, 0.33, 0.30])
     rep["heldout"]["0"]["RPR-1"]["rows"][1]["by_task"] = {n: [1, 3] for n in names}
     (s,) = refinement_sentences(rep)
