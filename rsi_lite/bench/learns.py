@@ -281,7 +281,7 @@ class Bench:
     def go(self, methods: list[str] | None = None, seeds: list[int] | None = None, adopt: Path | None = None) -> dict:
         self.out.mkdir(parents=True, exist_ok=True)
         write_json_atomic(self.out / "config.json", self.cfg.to_dict())
-        ckpt = self.start(adopt) if adopt is not None else self.start()
+        ckpt = self.start(adopt)
         kinds = self.kinds(ckpt)
         if not kinds:
             raise RuntimeError(f"{self.out / 'kinds' / 'probe.json'}: the starting checkpoint solves no kind "

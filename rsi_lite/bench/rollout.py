@@ -129,8 +129,8 @@ def main(argv: list[str] | None = None) -> None:
         stats = meter.summary(wall) if backend == "transformers" else _engine_stats(trajs, wall)
         if stats:
             print(_meter_line(stats))
-        if backend == "native":
-            native_stats = stats
+        if backend == "native" and stats:
+            native_stats = {**stats, "generated": gen}
         outputs[name] = [t.token_ids for t in trajs]
     print(f"raw        {len(prompts) * a.tokens} tokens at batch {a.batch} = {raw:.1f} tokens/s")
     print(_meter_line(raw_meter.summary(raw_wall)))
@@ -215,8 +215,7 @@ def _compute_bound(pol, stats: dict, rates: dict) -> None:
     flops = forward_flops(pol.model, stats["prefill_tokens"], stats["decode_tokens"])
     rate = matmul_rate()
     least = flops / rate
-    generated = rates["engine[native]"] * stats["forward_s"] / stats["forward_share"]  # tokens/s x the run's wall
-    ceiling = generated / least if least else 0.0
+    ceiling = stats["generated"] / least if least else 0.0
     line = (f"bound      the native run's forwards: {flops / 1e12:.2f} TFLOP; at this machine's matmul rate now "
             f"({rate / 1e9:.0f} GFLOP/s) at least {least:.1f} s of its {stats['forward_s']:.1f} s, so at most "
             f"{ceiling:.0f} tokens/s")

@@ -69,8 +69,7 @@ def rewrite_and_refinement_claims(rep: dict) -> list[dict]:
     for cyc in (1, 2):
         incoming = _retained(rep, f"RSR-{cyc}", f"RSR-{cyc}")
         g = _gain(rep, incoming, f"RPR-{cyc}")
-        rows = [r[f"RPR-{cyc}"] for r in rep.get("room", {}).values() if "core" in r.get(f"RPR-{cyc}", {})]
-        room = [r["core"] for r in rows]
+        room = [r[f"RPR-{cyc}"]["core"] for r in rep.get("room", {}).values() if "core" in r.get(f"RPR-{cyc}", {})]
         text = "" if not room or g is None else (
             f"; room: {incoming}'s failed core episodes on kinds some PPO rollout solved, "
             f"{room[0]['on_kinds_ppo_solved']} of {room[0]['failures']}, so RPR-{cyc} could add at most "
@@ -78,8 +77,9 @@ def rewrite_and_refinement_claims(rep: dict) -> list[dict]:
         paired = _paired(rep, f"RPR-{cyc}") if g is not None else None
         verdict = _verdict(g) if paired is None else _interval_verdict(paired)
         figures = None if g is None else (_points(g) if paired is None else _interval(paired) + f", spread {g[1]:.1f}")
-        if paired is not None and "paired" in rows[0].get("val", {}):
-            figures += f"; val {_interval(rows[0]['val']['paired'])}"
+        val = _paired(rep, f"RPR-{cyc}", "val") if paired is not None else None
+        if val is not None:
+            figures += f"; val {_interval(val)}"
         out.append({"claim": f"PPO after self-rewrite moves the actor (RPR-{cyc} over {incoming}, core)",
                     "verdict": verdict, "figures": None if figures is None else figures + text})
     return out

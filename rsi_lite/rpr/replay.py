@@ -57,10 +57,9 @@ def replay_source(init: str) -> str:
 
 def _trainable(path: Path) -> bool:
     """Whether a self-rewrite dataset holds an example with an action token (an empty stage writes none)."""
-    import json
+    from ..records import read_jsonl
 
-    with open(path) as f:
-        return any(any((json.loads(line) or {}).get("loss_mask") or ()) for line in f if line.strip())
+    return any(any(r.get("loss_mask") or ()) for r in read_jsonl(path))
 
 
 def example_kind(row: dict, where: str) -> str:

@@ -98,7 +98,7 @@ def test_the_parts_run_in_order_once_and_a_rerun_only_rewrites_the_results(tmp_p
     cfg = LearnsConfig(methods={"ppo": {}, "grpo": {"estimator": "grpo", "rollouts_per_task": 2, "warmup_tasks": 0,
                                                     "calibration_steps": 0}}, seeds=[0], samples=1)
 
-    def start(self):
+    def start(self, adopt=None):
         ran.append("start")
         return "ckpt"
 
