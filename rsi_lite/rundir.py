@@ -24,6 +24,22 @@ from .records import read_json, write_json_atomic, write_text_atomic
 DONE = "DONE"
 """The marker a stage, step or pool directory gets last, once everything else in it is written."""
 
+STOP = "STOP"
+"""`touch RUN/STOP`: a long run stops before its next stage (`rsi-lite run`) or part (`bench.learns`), with nothing
+half-done and no interrupted wall in its cost; the same command resumes it (`stop_if_asked`)."""
+
+
+def stop_if_asked(dirs, before: str, log=print) -> None:
+    """Called before a stage or part starts: if `STOP` is in one of `dirs`, remove it, say so and exit 0, so the
+    same command resumes the run at `before`. Ctrl-C or SIGTERM stop a stage midway, and its resume redoes the
+    unfinished step (and counts the interrupted attempt's wall); a STOP file waits for the boundary."""
+    for d in dict.fromkeys(Path(x) for x in dirs):
+        f = d / STOP
+        if f.is_file():
+            f.unlink(missing_ok=True)
+            log(f"[stop] {f} asked to stop: stopped before {before}; the same command resumes there")
+            raise SystemExit(0)
+
 
 @dataclass(frozen=True)
 class StageDir:

@@ -3,7 +3,8 @@ self-rewrite checkpoint on the kinds it solves sometimes, measured on fresh inst
 
     python -m rsi_lite.bench.learns --config configs/learns.json --out runs/learns
 
-What it does, in order, each part resumable (a part with its DONE is never run again; a killed one reruns whole):
+What it does, in order, each part resumable (a part with its DONE is never run again; a killed one reruns whole;
+`touch OUT/STOP` stops the benchmark before its next part):
 
     start/          the starting checkpoint: the self-rewrite of `start` (an RSRConfig) from Base, made once and
                     reused by every method and seed (`rsi_lite.rsr.stage.run_rsr`; the wall the issue counts
@@ -42,7 +43,7 @@ from pathlib import Path
 from ..eval.paired import compare, paired_bootstrap, task_rates  # noqa: F401 (paired_bootstrap: part of this API)
 from ..records import write_json_atomic
 from ..rollout.engine import RolloutConfig
-from ..rundir import StageDir
+from ..rundir import StageDir, stop_if_asked
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "learns.json"
 
@@ -156,7 +157,8 @@ class Bench:
     # -- bookkeeping
     def timed(self, name: str, fn):
         """Run one part and add this attempt's wall to cost.json, also when it is interrupted (SIGTERM included):
-        a resumed part's wall is the sum of its attempts."""
+        a resumed part's wall is the sum of its attempts. `touch OUT/STOP` stops the benchmark before a part."""
+        stop_if_asked([self.out], name, self.log)
         t0 = time.monotonic()
         try:
             return fn()

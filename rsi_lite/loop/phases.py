@@ -39,7 +39,8 @@ later extends such a run to the five phases: cycle one's stages are kept and cyc
 control named) starts from its selection.
 
 Resuming (`--resume`) skips every finished stage (its DONE exists) and continues inside the
-unfinished one; every file is written to a temp name and renamed, DONE last. A control named
+unfinished one; every file is written to a temp name and renamed, DONE last. `touch DIR/STOP`
+stops a run at the next stage boundary (`rundir.stop_if_asked`): nothing is left half-done. A control named
 with `--resume` is added to the run: `rsi-lite run --out DIR --resume --control direct-ppo` on
 a finished run runs that branch (and its evaluation) and nothing else; the run's DONE is
 removed until the branch has finished.
@@ -61,7 +62,7 @@ from ..rpr.replay import replay_source
 from ..rpr.stage import run_rpr
 from ..rsr.config import RSRConfig
 from ..rsr.stage import run_rsr
-from ..rundir import StageDir, inherited_critic, rpr_actor, rpr_dir, rsr_checkpoint, rsr_dir, seed_dir
+from ..rundir import StageDir, inherited_critic, rpr_actor, rpr_dir, rsr_checkpoint, rsr_dir, seed_dir, stop_if_asked
 from ..timing import CLOCK, PAUSES
 from .profiles import EvalConfig, Profile, check_gpu_profile, profile
 
@@ -259,6 +260,8 @@ class Loop:
         Ctrl-C, or SIGTERM under `rsi-lite run`) records its wall in `attempts_s` before it unwinds, and the
         attempt that finishes the stage adds them up: `wall_s` is the stage's wall across resumes."""
         fresh = not StageDir(d).done
+        if fresh:  # `touch RUN/STOP` (or RUN/seed-S/STOP) waits for this boundary
+            stop_if_asked([self.dir, self.base_eval.parent], name, self.log)
         resumed = fresh and d.is_dir() and any(d.iterdir())
         earlier = list(self.cost.get(name, {}).get("attempts_s", [])) if fresh else []
         _reset_peak_rss()

@@ -159,6 +159,17 @@ def test_the_parts_run_in_order_once_and_a_rerun_only_rewrites_the_results(tmp_p
     assert ran == ["start"]  # the stand-in start always reports itself; nothing else reran
 
 
+def test_a_stop_file_ends_the_benchmark_before_its_next_part(tmp_path):
+    """`touch OUT/STOP`: the next part does not start (no wall recorded for it), the run exits 0, the file is gone."""
+    bench = Bench(tmp_path, LearnsConfig(), log=lambda *_: None)
+    bench.timed("kinds", lambda: None)
+    (tmp_path / "STOP").touch()
+    with pytest.raises(SystemExit) as stopped:
+        bench.timed("heldout", lambda: pytest.fail("a part started after STOP"))
+    assert stopped.value.code == 0 and not (tmp_path / "STOP").exists()
+    assert set(json.loads((tmp_path / "cost.json").read_text())) == {"kinds"}
+
+
 def _rsr_stage(d, **changes):
     """A finished self-rewrite stage as a loop leaves it: DONE, checkpoint/, config.json (the start recipe, changed)."""
     from dataclasses import asdict

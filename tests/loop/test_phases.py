@@ -454,3 +454,27 @@ def test_an_interrupted_stage_records_its_attempt_and_the_finished_wall_adds_the
     first, second = row["attempts_s"]
     assert first >= 0.3 and second >= 0.1 and row["wall_s"] == pytest.approx(first + second, abs=0.11)
     write_report(tmp_path / "r")
+
+
+def test_a_stop_file_ends_the_run_at_the_next_stage_boundary_and_the_same_command_resumes(tmp_path, fake_stages,
+                                                                                            monkeypatch):
+    """`touch RUN/STOP` during RSR-1: RSR-1 finishes, the run exits 0 before RSR-1's evaluation starts (nothing of it
+    written, no interrupted attempt in cost.json), the file is gone, and `--resume` goes on from there."""
+    from rsi_lite.loop import phases
+
+    real, run = phases.run_rsr, tmp_path / "r"
+
+    def asked_during(r, cycle, cfg, progress=False):
+        (run / "STOP").touch()
+        return real(r, cycle, cfg, progress)
+
+    monkeypatch.setattr(phases, "run_rsr", asked_during)
+    with pytest.raises(SystemExit) as stopped:
+        start(run, "tiny", cycles=1, log=lambda *_: None)
+    assert stopped.value.code == 0 and not (run / "STOP").exists()
+    assert (run / "rsr-1" / "DONE").is_file() and not (run / "eval-rsr-1").exists()
+    cost = json.loads((run / "cost.json").read_text())
+    assert cost["RSR-1"]["wall_s"] is not None and "eval RSR-1" not in cost
+    monkeypatch.setattr(phases, "run_rsr", real)
+    start(run, "tiny", resume=True, cycles=1, log=lambda *_: None)
+    assert (run / "DONE").is_file() and "attempts_s" not in json.loads((run / "cost.json").read_text())["RSR-1"]
