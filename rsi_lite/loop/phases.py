@@ -28,7 +28,7 @@ sharing DIR/eval-base/ since Base does not depend on the training seed):
                         threads, its waited-for children, the machine's; `cpu_share`: the machine's over the wall,
                         2.0 = two cores busy throughout, or for a stage that stood stopped a while the process's and
                         its children's, since the machine's then holds what ran in the pause;
-                        `loop.phases.cpu_seconds`), peak memory, and where the wall went (`breakdown`: model loading, generation,
+                        `loop.cost.cpu_seconds`), peak memory, and where the wall went (`breakdown`: model loading, generation,
                         idle slots, updates; see `timing`)
     report.json .md .html   written by `rsi-lite report DIR` (and at the end of the run)
     DONE
@@ -48,22 +48,18 @@ removed until the branch has finished.
 
 from __future__ import annotations
 
-import gc
-import os
-import resource
 import time
 from pathlib import Path
 
 from ..policy.actor import load_actor
 from ..records import read_json, read_jsonl, write_json_atomic
-from ..rollout.trajectory import read_trajectories
 from ..rpr.config import RPRConfig
 from ..rpr.replay import replay_source
 from ..rpr.stage import run_rpr
 from ..rsr.config import RSRConfig
 from ..rsr.stage import run_rsr
 from ..rundir import StageDir, inherited_critic, rpr_actor, rpr_dir, rsr_checkpoint, rsr_dir, seed_dir, stop_if_asked
-from ..timing import CLOCK, PAUSES
+from .cost import CostBook
 from .profiles import EvalConfig, Profile, check_gpu_profile, profile
 
 STAGES = ["Base", "RSR-1", "RPR-1", "RSR-2", "RPR-2"]
@@ -83,58 +79,7 @@ def eval_dir(run: Path, stage: str, base: Path | None = None) -> Path:
     return Path(run) / f"eval-{slug}"
 
 
-# ---------------------------------------------------------------- cost and evaluation
-
-def _reset_peak_rss() -> bool:
-    try:  # Linux: writing 5 resets VmHWM, so each stage gets its own peak
-        Path("/proc/self/clear_refs").write_text("5")
-        return True
-    except OSError:
-        return False
-
-
-def cpu_seconds() -> dict:
-    """CPU seconds (user + system) so far: this process's threads (`process`), its waited-for children's
-    (`children`: a sandbox's processes count only where its own init waited for them, so most of a sandbox's
-    commands and verifiers do not), and the whole machine's busy time (`machine`, from /proc/stat: on an otherwise
-    idle machine, what the stage and its sandboxes used; absent where /proc/stat is not)."""
-    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    out = {"process": own.ru_utime + own.ru_stime, "children": kids.ru_utime + kids.ru_stime}
-    try:
-        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
-        user, nice, system, _idle, _iowait, irq, softirq, steal = fields
-        out["machine"] = (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError):
-        pass
-    return out
-
-
-def _peak_rss_mb() -> float:
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # process peak (KiB on Linux)
-
-
-def stage_files(d: Path) -> list[Path]:
-    """The trajectory files of a stage directory (rsr, rpr or eval)."""
-    return [p for p in [d / "discovery.jsonl", d / "resolves.jsonl", d / "trajectories.jsonl"] if p.is_file()] + \
-        StageDir(d).trajectory_files()
-
-
-def stage_cost(d: Path) -> dict:
-    """Generated tokens and sandbox seconds (agent commands + verifier), from the stage's files."""
-    tokens, sandbox, episodes = 0, 0.0, 0
-    for f in stage_files(d):
-        for t in read_trajectories(f):
-            tokens += t.tokens.get("generated", 0)
-            sandbox += t.timings.get("sandbox_s", 0.0) + t.timings.get("verify_s", 0.0)
-            episodes += 1
-    return {"generated_tokens": tokens, "sandbox_s": round(sandbox, 1), "episodes": episodes}
-
+# ---------------------------------------------------------------- evaluation
 
 def run_eval(d: Path, checkpoint: str, cfg: EvalConfig, model: str, progress: bool = False, load=None) -> dict:
     """`checkpoint` evaluated into `d`; the policy is `load(checkpoint, model)` (scale_up's eval job: bfloat16 or
@@ -252,53 +197,14 @@ class Loop:
         self.stages = stages or LocalStages()
         self.base_eval = base_eval or self.dir / "eval-base"
         self.progress, self.log = progress, log
-        self.cost = StageDir(self.dir).read("cost.json", {})
+        self.book = CostBook(self.dir / "cost.json")
 
     def _timed(self, name: str, d: Path, fn):
-        """Run one stage; record its cost (tokens and sandbox time from its files, wall time and peak
-        memory) unless it had already finished before this attempt. An attempt that is interrupted (an exception,
-        Ctrl-C, or SIGTERM under `rsi-lite run`) records its wall in `attempts_s` before it unwinds, and the
-        attempt that finishes the stage adds them up: `wall_s` is the stage's wall across resumes."""
-        fresh = not StageDir(d).done
-        if fresh:  # `touch RUN/STOP` (or RUN/seed-S/STOP) waits for this boundary
+        """Run one stage through the run's cost book (`cost.CostBook.timed`); `touch RUN/STOP` (or RUN/seed-S/STOP)
+        stops the run before a stage that is still to run."""
+        if not StageDir(d).done:
             stop_if_asked([self.dir, self.base_eval.parent], name, self.log)
-        resumed = fresh and d.is_dir() and any(d.iterdir())
-        earlier = list(self.cost.get(name, {}).get("attempts_s", [])) if fresh else []
-        _reset_peak_rss()
-        CLOCK.reset()
-        t0, p0, c0 = time.monotonic(), PAUSES.start().total(), cpu_seconds()
-        try:
-            out = fn()
-        except BaseException:
-            if fresh:
-                wall = time.monotonic() - t0 - (PAUSES.total() - p0)
-                self.cost[name] = {"generated_tokens": 0, "sandbox_s": 0.0, "episodes": 0, "wall_s": None,
-                                   "paused_s": None, "peak_rss_mb": None, "attempts_s": earlier + [round(wall, 1)],
-                                   "note": "interrupted: unfinished; attempts_s holds each attempt's wall"}
-                write_json_atomic(self.dir / "cost.json", self.cost)
-            raise
-        gc.collect()
-        paused = PAUSES.total() - p0
-        wall = time.monotonic() - t0 - paused
-        if fresh or name not in self.cost:
-            self.cost[name] = {**stage_cost(d), "wall_s": round(wall + sum(earlier), 1) if fresh else None,
-                               "paused_s": round(paused, 1) if fresh else None,
-                               "peak_rss_mb": round(_peak_rss_mb(), 1) if fresh else None}
-            if earlier:
-                self.cost[name]["attempts_s"] = earlier + [round(wall, 1)]
-            if fresh:
-                self.cost[name]["breakdown"] = CLOCK.snapshot(wall)
-                cpu = {k: v - c0[k] for k, v in cpu_seconds().items()}
-                self.cost[name]["cpu_s"] = {k: round(v, 1) for k, v in cpu.items()}
-                # the machine's busy time counts what ran while this process stood stopped: a paused stage's
-                # share is its own process's and children's
-                busy = cpu["process"] + cpu["children"] if paused > 0 else cpu.get("machine", cpu["process"] + cpu["children"])
-                self.cost[name]["cpu_share"] = round(busy / wall, 2) if wall > 0 else None
-            if resumed:
-                self.cost[name]["note"] = ("resumed: wall_s is the attempts' walls added up (attempts_s, where they "
-                                           "were recorded); peak memory, CPU and breakdown of the attempt that finished it")
-            write_json_atomic(self.dir / "cost.json", self.cost)
-        return out
+        return self.book.timed(name, d, fn)
 
     def evaluate(self, stage: str, checkpoint: str) -> dict:
         d = eval_dir(self.dir, stage, self.base_eval)
