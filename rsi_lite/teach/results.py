@@ -23,7 +23,7 @@ Reads the run through `rsi_lite.report.write.build` (the report's own reader, so
 
 A file whose source is absent from the run (no controls run, say) is not written, and MANIFEST.json says so.
 `docs/results/` holds the kit's latest `cpu` run; `docs/results/forgetting/` the run notebook 05 dissects (`--out`).
-The notebooks read them back with `source` (which run, from MANIFEST.json) and `heldout_pairs`.
+The notebooks read them back with `source` (which run, from MANIFEST.json), `stage_runs` and `heldout_pairs`.
 Numbers are copied from the run's files as they are: nothing is rounded, smoothed or filled in.
 """
 
@@ -126,6 +126,17 @@ def source(results: Path = RESULTS) -> str:
     m = json.loads((Path(results) / "MANIFEST.json").read_text())
     return (f"{m['run']} ({m['profile']} profile, seed {', '.join(map(str, m['seeds']))}: {', '.join(m['stages'])}; "
             f"commit {m['commit'][:7]}, {m['made']})")
+
+
+def stage_runs(path) -> dict[str, dict[str, list[float]]]:
+    """stages.csv read back as `teach.controls.stage_runs` gives a report: row label (stage or control) -> suite ->
+    the success (%) of each evaluation run (the mean alone where the file has no runs)."""
+    out: dict[str, dict[str, list[float]]] = {}
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            runs = [float(x) for x in r["runs"].split(";") if x] or [float(r["success"])]
+            out.setdefault(r["stage"], {})[r["suite"]] = [100 * x for x in runs]
+    return out
 
 
 def heldout_pairs(path) -> list[dict]:

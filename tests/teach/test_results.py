@@ -99,6 +99,12 @@ def test_the_summaries_carry_the_runs_numbers(tmp_path, fake_stages):
     assert manifest["profile"] == "tiny" and manifest["stages"] == ["Base", "RSR-1", "RPR-1", "RSR-2", "RPR-2"]
     assert manifest["controls"] == ["Direct PPO", "RPR-2, critic reset"]
     assert sum(manifest["files"].values()) < 100_000
+    # read back, the stage table is what the notebooks would draw from the run's own report
+    from rsi_lite.report.write import build
+    from rsi_lite.teach.controls import stage_runs as report_runs
+    from rsi_lite.teach.results import stage_runs
+
+    assert stage_runs(out / "stages.csv") == report_runs(build(run)) and "RPR-2, critic reset" in report_runs(build(run))
 
 
 def test_a_run_without_controls_writes_no_control_summaries_and_removes_stale_ones(tmp_path, fake_stages):
