@@ -5,7 +5,8 @@ library), so that a change to the loop is a change to a function and a test.
 
 `loop_svg` draws the five phases, what each one does, the critic handed from RPR-1 to RPR-2, and under each phase
 a row of numbers the caller passes (by default none: the README's picture carries the paper's reported means and
-the kit's measured `core` column, both passed in by `main` with their sources in the caption).
+the kit's measured `core` row, `kit_core` from docs/results/, both passed in by `main` with their sources in the
+caption).
 """
 
 from __future__ import annotations
@@ -27,9 +28,20 @@ PHASES = [
 
 PAPER_MEAN = ["20.68", "34.25", "44.50", "48.75", "50.58"]
 """The paper's mean success over four Terminal-Bench suites per phase (reported: docs/paper.md)."""
-KIT_CORE = ["0.00", "30.37", "29.63", "31.11", "32.59"]
-"""The kit's `core` Mean@3 per phase, seed 0 of `rsi-lite run --profile cpu` (README's table, docs/experiments.md
-2026-12-05)."""
+
+
+def kit_core(stages_csv: Path | None = None) -> list[str]:
+    """The kit's `core` Mean@k per phase (two decimals, "" for a phase the run has not reached) from the committed
+    summaries of its latest `cpu` run (`docs/results/stages.csv`, `rsi_lite.teach.results`): the picture moves
+    with them."""
+    import csv
+
+    from .results import RESULTS
+
+    with open(stages_csv or RESULTS / "stages.csv") as f:
+        core = {r["stage"]: 100 * float(r["success"]) for r in csv.DictReader(f)
+                if r["suite"] == "core" and r["kind"] == "stage"}
+    return [f"{core[name]:.2f}" if name in core else "" for name, _, _ in PHASES]
 
 BOX_W, BOX_H, GAP, TOP, LEFT = 170, 150, 36, 40, 20
 COLOURS = {"Base": "#eeeeee", "RSR": "#d9ecff", "RPR": "#ffe8cc"}
@@ -86,7 +98,7 @@ def main(argv: list[str] | None = None) -> Path:
     args = p.parse_args(argv)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(loop_svg([("paper: mean of 4 suites, %", PAPER_MEAN), ("kit: core, % (cpu, seed 0)", KIT_CORE)]))
+    out.write_text(loop_svg([("paper: mean of 4 suites, %", PAPER_MEAN), ("kit: core, % (cpu run)", kit_core())]))
     return out
 
 

@@ -5,7 +5,7 @@ Run: pytest tests/teach/test_figures.py
 
 import xml.etree.ElementTree as ET
 
-from rsi_lite.teach.figures import KIT_CORE, PAPER_MEAN, PHASES, loop_svg, main
+from rsi_lite.teach.figures import PAPER_MEAN, PHASES, kit_core, loop_svg, main
 
 from ..conftest import REPO
 
@@ -39,5 +39,13 @@ def test_each_row_value_sits_under_its_phase():
 def test_the_committed_picture_is_what_the_code_draws(tmp_path):
     out = main(["--out", str(tmp_path / "loop.svg")])
     drawn = out.read_text()
-    assert PAPER_MEAN[-1] in drawn and KIT_CORE[1] in drawn
+    assert PAPER_MEAN[-1] in drawn and kit_core()[1] in drawn
     assert (REPO / "docs" / "img" / "loop.svg").read_text() == drawn, "run: python -m rsi_lite.teach.figures"
+
+
+def test_the_kits_row_is_the_committed_runs_core_success_per_phase(tmp_path):
+    path = tmp_path / "stages.csv"
+    path.write_text("seeds,stage,kind,retained,suite,success,runs,process_reward\n"
+                    "0,Base,stage,False,core,0.0,0.0,0.3\n0,RSR-1,stage,True,core,0.3111,0.3111,0.5\n"
+                    "0,RSR-1,stage,True,val,0.9,0.9,0.5\n0,Direct PPO,control,,core,0.5,0.5,0.1\n")
+    assert kit_core(path) == ["0.00", "31.11", "", "", ""]
