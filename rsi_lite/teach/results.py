@@ -23,7 +23,8 @@ Reads the run through `rsi_lite.report.write.build` (the report's own reader, so
 
 A file whose source is absent from the run (no controls run, say) is not written, and MANIFEST.json says so.
 `docs/results/` holds the kit's latest `cpu` run; `docs/results/forgetting/` the run notebook 05 dissects (`--out`).
-The notebooks read them back with `source` (which run, from MANIFEST.json), `stage_runs` and `heldout_pairs`.
+The notebooks read them back with `source` (which run, from MANIFEST.json), `stage_runs`, `first_ev` and
+`heldout_pairs`.
 Numbers are copied from the run's files as they are: nothing is rounded, smoothed or filled in.
 """
 
@@ -137,6 +138,14 @@ def stage_runs(path) -> dict[str, dict[str, list[float]]]:
             runs = [float(x) for x in r["runs"].split(";") if x] or [float(r["success"])]
             out.setdefault(r["stage"], {})[r["suite"]] = [100 * x for x in runs]
     return out
+
+
+def first_ev(path) -> dict[str, float]:
+    """critic_ev.csv read back as `teach.controls.first_ev` gives a report: each RPR-2 branch's explained variance
+    before its first update (the first seed's), keyed by stage directory."""
+    with open(path) as f:
+        first = next(csv.DictReader(f))
+    return {"rpr-2": float(first["inherited"]), RESET: float(first["reset"])}
 
 
 def heldout_pairs(path) -> list[dict]:

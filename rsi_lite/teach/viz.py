@@ -223,3 +223,22 @@ def heldout_figure(pairs: list[dict], title: str = ""):
                       title=title or f"Held-out kinds, {before}/{n} -> {after}/{n} episodes solved")
     return fig
 
+
+
+def critic_ev_figure(steps: list[int], ev: dict[str, list], title: str, floor: float = -1.0):
+    """Explained variance before each update, one line per critic (`ev`: name -> a value or None per step). A value
+    under `floor` (a batch of a few tasks whose returns barely vary makes EV explode: -20 was seen) is drawn at the
+    floor as an open marker labelled with its value, so the rest of the curves stay readable."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    for name, values in ev.items():
+        shown = [None if v is None else max(v, floor) for v in values]
+        low = [v is not None and v < floor for v in values]
+        fig.add_trace(go.Scatter(x=steps, y=shown, name=f"{name} critic", mode="lines+markers+text",
+                                 marker=dict(symbol=["circle-open" if x else "circle" for x in low], size=9),
+                                 text=[f"{v:.1f}" if x else "" for v, x in zip(values, low)],
+                                 textposition="top center"))
+    fig.update_layout(title=title, xaxis_title="step", yaxis=dict(title="explained variance", range=[floor - 0.1, 1]),
+                      height=330, margin=dict(t=50))
+    return fig

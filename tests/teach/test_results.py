@@ -105,6 +105,11 @@ def test_the_summaries_carry_the_runs_numbers(tmp_path, fake_stages):
     from rsi_lite.teach.results import stage_runs
 
     assert stage_runs(out / "stages.csv") == report_runs(build(run)) and "RPR-2, critic reset" in report_runs(build(run))
+    from rsi_lite.teach.controls import first_ev as report_ev
+    from rsi_lite.teach.results import first_ev
+
+    assert first_ev(out / "critic_ev.csv") == {k: v for k, v in report_ev(build(run)).items() if "rpr-2" in k} == \
+        {"rpr-2": INHERITED[0], "rpr-2-critic-reset": RESET[0]}
 
 
 def test_a_run_without_controls_writes_no_control_summaries_and_removes_stale_ones(tmp_path, fake_stages):

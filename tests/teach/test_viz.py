@@ -78,3 +78,13 @@ def test_the_heldout_chart_draws_each_kind_before_and_after_with_its_counts():
     assert [t.name for t in fig.data] == ["RSR-1", "RPR-1"]
     assert list(fig.data[0].y) == ["Count", "Write"] and list(fig.data[1].text) == ["35/42", "2/42"]
     assert "60/84 -> 37/84" in fig.layout.title.text
+
+
+def test_the_critic_chart_draws_an_off_scale_value_at_the_floor_with_its_value():
+    from rsi_lite.teach.viz import critic_ev_figure
+
+    fig = critic_ev_figure([0, 1, 2], {"inherited": [0.49, 0.52, None], "reset": [0.0, -20.54, 0.23]}, "t")
+    inherited, reset = fig.data
+    assert list(inherited.y) == [0.49, 0.52, None] and list(inherited.text) == ["", "", ""]
+    assert list(reset.y) == [0.0, -1.0, 0.23] and list(reset.text) == ["", "-20.5", ""]
+    assert reset.marker.symbol[1] == "circle-open" and fig.layout.yaxis.range[0] < -1
