@@ -23,8 +23,8 @@ Reads the run through `rsi_lite.report.write.build` (the report's own reader, so
 
 A file whose source is absent from the run (no controls run, say) is not written, and MANIFEST.json says so.
 `docs/results/` holds the kit's latest `cpu` run; `docs/results/forgetting/` the run notebook 05 dissects (`--out`).
-The notebooks read them back with `source` (which run, from MANIFEST.json), `stage_runs`, `first_ev` and
-`heldout_pairs`.
+The notebooks read them back with `source` (which run, from MANIFEST.json), `stage_runs`, `critic_ev`,
+`first_ev` and `heldout_pairs`.
 Numbers are copied from the run's files as they are: nothing is rounded, smoothed or filled in.
 """
 
@@ -140,12 +140,21 @@ def stage_runs(path) -> dict[str, dict[str, list[float]]]:
     return out
 
 
+def critic_ev(path) -> tuple[str, list[int], dict[str, list[float | None]]]:
+    """critic_ev.csv read back for its first seed: (seed, steps, {"inherited": [...], "reset": [...]}), a value per
+    step, None where that branch had no update at the step."""
+    with open(path) as f:
+        rows = list(csv.DictReader(f))
+    rows = [r for r in rows if r["seed"] == rows[0]["seed"]]
+    ev = {k: [float(r[k]) if r[k] else None for r in rows] for k in ("inherited", "reset")}
+    return rows[0]["seed"], [int(r["step"]) for r in rows], ev
+
+
 def first_ev(path) -> dict[str, float]:
     """critic_ev.csv read back as `teach.controls.first_ev` gives a report: each RPR-2 branch's explained variance
     before its first update (the first seed's), keyed by stage directory."""
-    with open(path) as f:
-        first = next(csv.DictReader(f))
-    return {"rpr-2": float(first["inherited"]), RESET: float(first["reset"])}
+    _, _, ev = critic_ev(path)
+    return {"rpr-2": ev["inherited"][0], RESET: ev["reset"][0]}
 
 
 def heldout_pairs(path) -> list[dict]:

@@ -224,7 +224,6 @@ def heldout_figure(pairs: list[dict], title: str = ""):
     return fig
 
 
-
 def critic_ev_figure(steps: list[int], ev: dict[str, list], title: str, floor: float = -1.0):
     """Explained variance before each update, one line per critic (`ev`: name -> a value or None per step). A value
     under `floor` (a batch of a few tasks whose returns barely vary makes EV explode: -20 was seen) is drawn at the

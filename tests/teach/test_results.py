@@ -73,6 +73,9 @@ def test_the_summaries_carry_the_runs_numbers(tmp_path, fake_stages):
     ev = rows(out / "critic_ev.csv")
     assert [float(r["inherited"]) for r in ev] == INHERITED and [float(r["reset"]) for r in ev] == RESET
     assert [int(r["step"]) for r in ev] == [0, 1, 2]
+    from rsi_lite.teach.results import critic_ev
+
+    assert critic_ev(out / "critic_ev.csv") == ("0", [0, 1, 2], {"inherited": INHERITED, "reset": RESET})
     probes = rows(out / "direct_ppo_probes.csv")
     assert [(int(p["before_step"]), int(p["successes"]), int(p["episodes"])) for p in probes] == \
         [(0, 0, 96), (8, 0, 96), (14, 0, 96)]
