@@ -10,6 +10,8 @@ measured in this run" rather than nothing.
 
 from __future__ import annotations
 
+from statistics import median
+
 from ..loop.phases import CONTROLS
 
 PAPER_RPR2_EV = (0.01, 0.52)
@@ -225,8 +227,10 @@ def critic_and_reward_claims(rep: dict) -> list[dict]:
     reset_label, reset_dir = CONTROLS["critic-reset"]
     g = _gain(rep, reset_label, "RPR-2")
     ev_reset = _ev(rep, reset_dir)
-    first = (f"; explained variance at the first step {ev[0]:.2f} inherited vs {ev_reset[0]:.2f} reset, mean "
-             f"{sum(ev) / len(ev):.2f} vs {sum(ev_reset) / len(ev_reset):.2f}") if ev and ev_reset else ""
+    # the median, not the mean: a fresh critic's one bad batch (-20.5 on a 4-task batch of the 2026-12-07 run)
+    # would otherwise stand for all its updates
+    first = (f"; explained variance at the first step {ev[0]:.2f} inherited vs {ev_reset[0]:.2f} reset, median "
+             f"{median(ev):.2f} vs {median(ev_reset):.2f}") if ev and ev_reset else ""
     out.append({"claim": f"An inherited critic does better than a reset one (RPR-2 over '{reset_label}', core; the "
                          f"paper leaves it open)", "verdict": _verdict(g),
                 "figures": None if g is None else _points(g) + first})

@@ -81,6 +81,18 @@ def example_kind(row: dict, where: str) -> str:
     return task_kind(row["family"], row["task"].rsplit("-", 1)[-1], task_instruction(text))
 
 
+def sft_max_len(dataset: Path) -> int | None:
+    """The longest example the SFT behind a self-rewrite dataset trained on: `sft.max_len` of the config.json beside
+    it (the stage directory that wrote it); None where there is no such config or field (no limit). A field that is
+    not a positive integer is an error naming the file."""
+    cfg = dataset.parent / "config.json"
+    sft = read_json(cfg).get("sft") if cfg.is_file() else None
+    value = sft.get("max_len") if isinstance(sft, dict) else None
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+        raise ValueError(f"{cfg}: 'sft.max_len' must be a positive integer, got {value!r}")
+    return value
+
+
 def cycle(rng: random.Random, items: list) -> Iterator:
     """`items` in a seeded shuffle, again and again: each once before any repeats."""
     while True:
@@ -100,24 +112,28 @@ class Replay:
         self.rows, self.batch, self.kinds, self.by = rows, batch, kinds, by
 
     @classmethod
-    def load(cls, path: Path, batch: int, by: str = "example") -> "Replay":
+    def load(cls, path: Path, batch: int, by: str = "example", max_len: int | None = None) -> "Replay":
         """Read `path`; a missing file, a row without `input_ids` / `loss_mask` (or, by kind, without what names
-        its kind: `example_kind`), or no action token at all is an error naming the file (and the line)."""
+        its kind: `example_kind`), or no action token at all is an error naming the file (and the line). Rows longer
+        than `max_len` are left out, as the self-rewrite's SFT left them out (`rsr.sft`); by default the `sft.max_len`
+        of the stage that wrote the dataset (`sft_max_len`)."""
         from ..records import read_jsonl
 
         if not Path(path).is_file():
             raise FileNotFoundError(f"{path}: missing; RPRConfig.replay reads the incoming checkpoint's self-rewrite "
                                     "dataset (set RPRConfig.replay_from, or replay 0)")
+        limit = max_len if max_len is not None else sft_max_len(Path(path))
         rows, kinds = [], []
         for i, r in enumerate(read_jsonl(Path(path)), 1):
             ids, mask = r.get("input_ids"), r.get("loss_mask")
             if not isinstance(ids, list) or not isinstance(mask, list) or len(ids) != len(mask):
                 raise ValueError(f"{path}, line {i}: 'input_ids' and 'loss_mask' must be lists of one length")
-            if any(mask):
+            if any(mask) and (limit is None or len(ids) <= limit):
                 rows.append((ids, mask))
                 kinds.append(example_kind(r, f"{path}, line {i}") if by == "kind" else "")
         if not rows:
-            raise ValueError(f"{path}: no example with an action token ('loss_mask' all 0 or no rows) to replay")
+            raise ValueError(f"{path}: no example with an action token ('loss_mask' all 0 or no rows)"
+                             + (f" of at most {limit} tokens (sft.max_len)" if limit else "") + " to replay")
         return cls(rows, batch, kinds, by)
 
     def draws(self, seed: int, step: int) -> Iterator[list[tuple[list[int], list[int]]]]:

@@ -47,6 +47,23 @@ def test_draws_are_fixed_by_seed_and_step_and_cover_every_example_before_repeati
     assert [next(r.draws(0, 4)) for _ in range(1)] != first[:1]        # another step, another order
 
 
+def test_rows_longer_than_the_sft_that_wrote_them_are_left_out_as_that_sft_left_them(tmp_path):
+    stage = tmp_path / "rsr-1"
+    stage.mkdir()
+    path = stage / "dataset.jsonl"
+    path.write_text("".join(json.dumps({"input_ids": list(range(n)), "loss_mask": [0, 1] + [1] * (n - 2)}) + "\n"
+                            for n in (6, 9, 12)))
+    assert sorted(len(ids) for ids, _ in Replay.load(path, 4).rows) == [6, 9, 12]      # no config: no limit
+    (stage / "config.json").write_text(json.dumps({"sft": {"max_len": 9}}))
+    assert sorted(len(ids) for ids, _ in Replay.load(path, 4).rows) == [6, 9]           # the stage's own limit
+    assert sorted(len(ids) for ids, _ in Replay.load(path, 4, max_len=12).rows) == [6, 9, 12]
+    with pytest.raises(ValueError, match="of at most 5 tokens"):
+        Replay.load(path, 4, max_len=5)
+    (stage / "config.json").write_text(json.dumps({"sft": {"max_len": "long"}}))
+    with pytest.raises(ValueError, match=r"config.json: 'sft.max_len' must be a positive integer"):
+        Replay.load(path, 4)
+
+
 def _example(i, family, difficulty, instruction, kind=True):
     """Example i, its action tokens the id 10 + i, as `rsr.clean.build_example` writes it (or without `kind`, as
     datasets written before that field)."""
