@@ -20,7 +20,8 @@ What it does, in order, each part resumable (a part with its DONE is never run a
     M-sS/rpr-1/     method M (an RPRConfig: `methods[M]`) from the starting checkpoint with training seed S, on the
                     pool's tasks of the learnable kinds (`RPRConfig.pool_kinds`)
     M-sS/after-tT/  its actor on heldout/ at each temperature
-    cost.json       every attempt's wall of every part (a resumed part's wall is the sum of its attempts)
+    cost.json       every attempt's wall of every part (a resumed part's wall is the sum of its attempts), less
+                    the seconds the process stood stopped, which `paused:PART` keeps
     results.json, results.md
 
 The figures (`compare`): per method, seed and temperature, the change in held-out success with a 95% interval
@@ -44,6 +45,7 @@ from ..eval.paired import compare, paired_bootstrap, task_rates  # noqa: F401 (p
 from ..records import write_json_atomic
 from ..rollout.engine import RolloutConfig
 from ..rundir import StageDir, stop_if_asked
+from ..timing import PAUSES
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "learns.json"
 
@@ -159,11 +161,16 @@ class Bench:
         """Run one part and add this attempt's wall to cost.json, also when it is interrupted (SIGTERM included):
         a resumed part's wall is the sum of its attempts. `touch OUT/STOP` stops the benchmark before a part."""
         stop_if_asked([self.out], name, self.log)
-        t0 = time.monotonic()
+        t0, p0 = time.monotonic(), PAUSES.start().total()
         try:
             return fn()
         finally:
-            self.cost.setdefault(name, []).append(round(time.monotonic() - t0, 1))
+            # the seconds the process stood stopped (`kill -STOP`, to run something else on the cores) are not the
+            # part's: they are left out of its wall and kept beside it, as the loop's cost book does
+            paused = PAUSES.total() - p0
+            self.cost.setdefault(name, []).append(round(time.monotonic() - t0 - paused, 1))
+            if paused > 0:
+                self.cost.setdefault(f"paused:{name}", []).append(round(paused, 1))
             write_json_atomic(self.out / "cost.json", self.cost)
 
     def wall(self, *names: str) -> float:

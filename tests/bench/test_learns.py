@@ -6,6 +6,7 @@ Run: pytest tests/bench/test_learns.py
 """
 
 import json
+from types import SimpleNamespace
 
 import pytest
 
@@ -168,6 +169,23 @@ def test_a_stop_file_ends_the_benchmark_before_its_next_part(tmp_path):
         bench.timed("heldout", lambda: pytest.fail("a part started after STOP"))
     assert stopped.value.code == 0 and not (tmp_path / "STOP").exists()
     assert set(json.loads((tmp_path / "cost.json").read_text())) == {"kinds"}
+
+
+def test_a_part_s_wall_leaves_out_the_seconds_the_process_stood_stopped(tmp_path, monkeypatch):
+    """A part during which the process was stopped (`kill -STOP`, seen by `timing.PAUSES`) records its wall less the
+    pause, and the pause beside it under `paused:PART`; a part with no pause records no such entry."""
+    from rsi_lite import timing
+
+    clock = iter([100.0, 160.0, 200.0, 205.0])                           # two parts: 60 s, then 5 s of wall
+    paused = iter([0.0, 40.0, 40.0, 40.0])                               # the first stood stopped 40 s of its 60
+    monkeypatch.setattr(learns, "time", SimpleNamespace(monotonic=lambda: next(clock)))
+    monkeypatch.setattr(timing.PAUSES, "total", lambda: next(paused))
+    bench = Bench(tmp_path, LearnsConfig(), log=lambda *_: None)
+    bench.timed("kinds", lambda: None)
+    bench.timed("heldout", lambda: None)
+    assert json.loads((tmp_path / "cost.json").read_text()) == {"kinds": [20.0], "paused:kinds": [40.0],
+                                                                 "heldout": [5.0]}
+    assert bench.wall("kinds", "heldout") == 25.0
 
 
 def _rsr_stage(d, **changes):
