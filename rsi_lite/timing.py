@@ -19,7 +19,7 @@ elsewhere; `CLOCK.reset()` starts a stage; `CLOCK.snapshot()` returns the sums (
 
 `PAUSES` counts the seconds the whole process stood stopped (SIGSTOP from a shell's Ctrl-Z or `kill -STOP`, a
 frozen container or debugger): the loop takes them out of a stage's wall and reports them beside it, so a run
-paused to measure something else still gives its stages' own wall times.
+paused to measure something else still gives its stages' own wall times. `Stopwatch` reads a block's wall that way.
 """
 
 from __future__ import annotations
@@ -108,3 +108,22 @@ class PauseWatch:
 
 
 PAUSES = PauseWatch()
+
+
+class Stopwatch:
+    """A block's wall time less the seconds the process stood stopped in it (`PAUSES`), as the loop's cost book and
+    the benchmarks record it: `sw = Stopwatch()` before the block, `wall, paused = sw.read()` after."""
+
+    def __init__(self):
+        self._t0, self._p0 = _now(), PAUSES.start().total()
+
+    def read(self) -> tuple[float, float]:
+        """(wall less pauses, paused) since the stopwatch started, in seconds."""
+        paused = PAUSES.total() - self._p0
+        return _now() - self._t0 - paused, paused
+
+
+def _now() -> float:
+    """The stopwatches' clock (a function of its own, so that a test can stand in for it without touching the
+    pause watcher's)."""
+    return time.monotonic()

@@ -14,13 +14,12 @@ from __future__ import annotations
 import gc
 import os
 import resource
-import time
 from pathlib import Path
 
 from ..records import write_json_atomic
 from ..rollout.trajectory import read_trajectories
 from ..rundir import StageDir
-from ..timing import CLOCK, PAUSES
+from ..timing import CLOCK, Stopwatch
 
 
 def _reset_peak_rss() -> bool:
@@ -95,20 +94,19 @@ class CostBook:
         earlier = list(self.entries.get(name, {}).get("attempts_s", [])) if fresh else []
         _reset_peak_rss()
         CLOCK.reset()
-        t0, p0, c0 = time.monotonic(), PAUSES.start().total(), cpu_seconds()
+        sw, c0 = Stopwatch(), cpu_seconds()
         try:
             out = fn()
         except BaseException:
             if fresh:
-                wall = time.monotonic() - t0 - (PAUSES.total() - p0)
+                wall = sw.read()[0]
                 self.entries[name] = {"generated_tokens": 0, "sandbox_s": 0.0, "episodes": 0, "wall_s": None,
                                       "paused_s": None, "peak_rss_mb": None, "attempts_s": earlier + [round(wall, 1)],
                                       "note": "interrupted: unfinished; attempts_s holds each attempt's wall"}
                 self._write()
             raise
         gc.collect()
-        paused = PAUSES.total() - p0
-        wall = time.monotonic() - t0 - paused
+        wall, paused = sw.read()
         if fresh or name not in self.entries:
             row = {**stage_cost(d), "wall_s": round(wall + sum(earlier), 1) if fresh else None,
                    "paused_s": round(paused, 1) if fresh else None,

@@ -6,12 +6,12 @@ Run: pytest tests/bench/test_learns.py
 """
 
 import json
-from types import SimpleNamespace
 
 import pytest
 
 from rsi_lite.bench import learns
-from rsi_lite.bench.learns import Bench, LearnsConfig, verdicts
+from rsi_lite.bench.learns import Bench, LearnsConfig
+from rsi_lite.bench.verdicts import verdicts
 from rsi_lite.eval.paired import compare, paired_bootstrap
 
 
@@ -178,7 +178,7 @@ def test_a_part_s_wall_leaves_out_the_seconds_the_process_stood_stopped(tmp_path
 
     clock = iter([100.0, 160.0, 200.0, 205.0])                           # two parts: 60 s, then 5 s of wall
     paused = iter([0.0, 40.0, 40.0, 40.0])                               # the first stood stopped 40 s of its 60
-    monkeypatch.setattr(learns, "time", SimpleNamespace(monotonic=lambda: next(clock)))
+    monkeypatch.setattr(timing, "_now", lambda: next(clock))
     monkeypatch.setattr(timing.PAUSES, "total", lambda: next(paused))
     bench = Bench(tmp_path, LearnsConfig(), log=lambda *_: None)
     bench.timed("kinds", lambda: None)

@@ -6,8 +6,6 @@ Run: pytest tests/loop/test_cost.py
 from __future__ import annotations
 
 import json
-import time
-from types import SimpleNamespace
 
 import pytest
 
@@ -32,14 +30,13 @@ def test_a_paused_stages_cpu_share_is_its_own_process_not_the_machines(tmp_path,
         clock["c"] = clock.get("c", 0) + 1
         return {"process": clock["c"] * 1.0, "children": 0.0, "machine": clock["c"] * 100.0}
 
+    from rsi_lite import timing
     from rsi_lite.loop import cost
 
     ticks = iter(range(10**6))
-    monkeypatch.setattr(cost, "PAUSES", Pauses())
+    monkeypatch.setattr(timing, "PAUSES", Pauses())
     monkeypatch.setattr(cost, "cpu_seconds", cpu_seconds)
-    fake = SimpleNamespace(**{k: getattr(time, k) for k in dir(time) if not k.startswith("_")})
-    fake.monotonic = lambda: 10.0 * next(ticks)  # each reading 10 s after the last
-    monkeypatch.setattr(cost, "time", fake)
+    monkeypatch.setattr(timing, "_now", lambda: 10.0 * next(ticks))  # each reading 10 s after the last
     start(tmp_path / "r", "tiny", cycles=1, log=lambda *_: None)
     row = json.loads((tmp_path / "r" / "cost.json").read_text())["RSR-1"]
     assert row["wall_s"] == 10.0 and row["cpu_s"] == {"process": 1.0, "children": 0.0, "machine": 100.0}
