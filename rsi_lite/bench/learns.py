@@ -45,7 +45,7 @@ from ..records import write_json_atomic
 from ..rollout.engine import RolloutConfig
 from ..rundir import StageDir, stop_if_asked
 from ..timing import Stopwatch
-from .verdicts import markdown, seed_means, verdicts
+from .learns_table import markdown, seed_means, verdicts
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "learns.json"
 

@@ -1,56 +1,75 @@
-"""The learning benchmark's verdicts and table (pure functions of its measured comparisons, `eval.paired.compare`):
-what the issue asks of one method, seed and temperature (`verdicts`), the mean over seeds (`seed_means`), and
-results.md (`markdown`). `rsi_lite.bench.learns` runs the benchmark and calls them."""
+"""Verifier runs per-turn verification makes, without and with an episode's verdict memo:
+`python -m rsi_lite.bench.verdicts RUN/rpr-1 [--episodes N]`.
+
+Replays an RPR stage's recorded training episodes (their replies, through the plain harness, in real
+sandboxes, `verify_turns` on) and counts the verdicts asked for after actions that ran a command, and how many
+of them the memo gives back (the workspace equals one the episode already verified; `verify.verify_sandbox`).
+The tests themselves are not run here, only counted: multiply the runs saved by the verifier's time per task
+(`python -m rsi_lite.bench.sandbox`) for the busy seconds saved. A benchmark, not a test: run it by hand and
+quote its output.
+"""
 
 from __future__ import annotations
 
+import argparse
+import json
+from pathlib import Path
+from unittest import mock
 
-def verdicts(cmp: dict, *, train: bool, targets: dict) -> dict:
-    """What the issue asks of one method, seed and temperature: the gain (overall at the training temperature, on
-    the kinds with room at the others) outside its interval and at least its target, and no kind whose whole
-    interval lies below 0."""
-    part = cmp["all"] if train else cmp.get("room", cmp["all"])
-    target = targets["train" if train else "room"]
-    fell = [k for k, r in cmp["by_kind"].items() if r["high"] < 0]
-    return {"measured_on": "all" if train else "room", "gain": part["delta"], "target": target,
-            "outside_interval": part["low"] > 0, "meets_target": part["delta"] >= target and part["low"] > 0,
-            "kinds_fallen": fell}
+from ..rundir import StageDir
 
 
-def seed_means(rows: list[dict]) -> list[dict]:
-    """Per method and temperature: the mean over seeds of the measured gain (overall; on the kinds with room where
-    there is a room figure), and how many seeds' gains are outside their intervals."""
-    out = {}
-    for r in rows:
-        part = r.get("room", r["all"])
-        m = out.setdefault((r["method"], r["temperature"]), {"method": r["method"], "temperature": r["temperature"],
-                                                             "gains": [], "outside": 0})
-        m["gains"].append(part["delta"])
-        m["outside"] += int(part["low"] > 0)
-    return [{**m, "mean_gain": sum(m["gains"]) / len(m["gains"]), "seeds": len(m["gains"])} for m in out.values()]
+def main(argv: list[str] | None = None) -> None:
+    from transformers import AutoTokenizer
+
+    from ..harness.messages import Message
+    from ..policy.model import prepare_model
+    from ..rollout.engine import RolloutConfig, _act, _open_episode
+    from ..sandbox import SandboxLimits
+    from ..tasks.task import load_task
+    from ..verify import verifier as verify
+
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("stage", type=Path, help="an RPR stage directory (its step-*/trajectories.jsonl)")
+    ap.add_argument("--episodes", type=int, default=None, help="the first N episodes (default: all)")
+    a = ap.parse_args(argv)
+    files = StageDir(a.stage).trajectory_files()
+    if not files:
+        raise SystemExit(f"{a.stage}: no step-*/trajectories.jsonl (not an RPR stage directory?)")
+    episodes = [json.loads(line) for f in files for line in f.open()][: a.episodes]
+
+    runs = []
+
+    def counted(task, ws, **kw):  # every verifier run the replay asks for, answered without running the tests
+        runs.append(task.name)
+        return verify.VerifierReport(strict=0, passed=0, failed=0, total=1, valid=True)
+
+    tok = AutoTokenizer.from_pretrained(prepare_model())
+    cfg, limits = RolloutConfig(max_turns=99, verify_turns=True), SandboxLimits(command_timeout=10)
+    asked = given_back = turns = 0
+    with mock.patch.object(verify, "run_verifier", counted):
+        for r in episodes:
+            e = _open_episode((load_task(r["task_path"]), r["seed"]), cfg, tok, limits)
+            try:
+                for m in (m for m in r["messages"] if m["role"] == "assistant"):
+                    ids = tok.encode(m["content"])
+                    e.messages.append(Message("action", e.stream.add_action(ids, [0.0] * len(ids),
+                                                                            {tok.eos_token_id})))
+                    ran = e.state.commands_run
+                    new = _act(e, limits)
+                    turns += 1
+                    asked += e.state.commands_run > ran
+                    e.stream.add_messages(new)
+                    e.messages += new
+                    if e.state.done:
+                        break
+                given_back += e.verdicts.get("hits", 0)
+            finally:
+                e.sandbox.close()
+    print(json.dumps({"stage": str(a.stage), "episodes": len(episodes), "turns": turns, "verdicts_asked": asked,
+                      "verifier_runs_with_memo": len(runs), "given_back": given_back,
+                      "saved": round(given_back / asked, 3) if asked else None}))
 
 
-def markdown(doc: dict) -> str:
-    """The results as the experiment log shows them."""
-    pct = lambda x: f"{100 * x:+.1f}"  # noqa: E731
-    lines = [f"Learnable kinds of the starting checkpoint ({len(doc['kinds'])}): " + "; ".join(doc["kinds"]), "",
-             f"{doc['heldout_tasks']} held-out tasks, {doc['config']['samples']} episodes each per measurement.", "",
-             "| method | seed | T | before | after | change [95% interval] | on the kinds with room | kinds fallen | "
-             "wall s |", "|---|---:|---:|---:|---:|---|---|---|---:|"]
-    for r in doc["rows"]:
-        a, room = r["all"], r.get("room")
-        room_cell = (f"{pct(room['delta'])} [{pct(room['low'])}, {pct(room['high'])}] ({len(room['kinds'])} kinds)"
-                     if room else "-")
-        lines.append(f"| {r['method']} | {r['seed']} | {r['temperature']} | {100 * a['before']:.1f} | "
-                     f"{100 * a['after']:.1f} | {pct(a['delta'])} [{pct(a['low'])}, {pct(a['high'])}] | {room_cell} | "
-                     f"{', '.join(r['verdict']['kinds_fallen']) or 'none'} | {r['wall_s']:.0f} |")
-    lines += ["", "Per kind (change [95% interval], before -> after):", ""]
-    for r in doc["rows"]:
-        cells = [f"{k}: {pct(v['delta'])} [{pct(v['low'])}, {pct(v['high'])}] ({100 * v['before']:.0f} -> "
-                 f"{100 * v['after']:.0f})" for k, v in r["by_kind"].items()]
-        lines.append(f"- {r['method']} seed {r['seed']} T {r['temperature']}: " + "; ".join(cells))
-    lines += ["", "Over the seeds (the gain measured: all kinds at the training temperature, the kinds with room at the others):",
-              "", "| method | T | seeds | mean gain | seeds outside their interval |", "|---|---:|---:|---:|---:|"]
-    for m in doc["means"]:
-        lines.append(f"| {m['method']} | {m['temperature']} | {m['seeds']} | {pct(m['mean_gain'])} | {m['outside']} |")
-    return "\n".join(lines) + "\n"
+if __name__ == "__main__":
+    main()

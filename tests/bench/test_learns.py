@@ -11,7 +11,7 @@ import pytest
 
 from rsi_lite.bench import learns
 from rsi_lite.bench.learns import Bench, LearnsConfig
-from rsi_lite.bench.verdicts import verdicts
+from rsi_lite.bench.learns_table import verdicts
 from rsi_lite.eval.paired import compare, paired_bootstrap
 
 
