@@ -340,6 +340,16 @@ def _flat(d: dict, prefix: str = "") -> dict:
     return out
 
 
+def stage_pool(stage: Path, pool: str) -> Path:
+    """The pool a stage's config names. A relative path is the one its run saw from the directory it was started in
+    (`rsi-lite run --out runs/cpu` writes `runs/cpu/pool`), so it is looked for from here and then from each
+    directory above the stage, the nearest first."""
+    path = Path(pool)
+    if path.is_absolute():
+        return path
+    return next((base / path for base in [Path.cwd(), *stage.parents] if (base / path).is_dir()), path)
+
+
 def adopt_start(stage: Path, start) -> dict:
     """What `--start STAGE` records: a finished self-rewrite stage (DONE, checkpoint/, config.json) whose recipe is
     `start`'s (an RSRConfig) in every field but `ADOPT_MAY_DIFFER`; an error names the stage's file and the fields
@@ -364,9 +374,13 @@ def adopt_start(stage: Path, start) -> dict:
     if theirs.get("pool"):  # a pool is generated from its size alone (`tasks.suites.pool_specs`): the same size, the same tasks
         from ..tasks.task import find_tasks
 
-        held = len(find_tasks(Path(theirs["pool"])))
+        pool = stage_pool(stage, theirs["pool"])
+        if not pool.is_dir():
+            raise SystemExit(f"--start {stage}: its pool {theirs['pool']} ({cfg_file}, field 'pool') is not a directory "
+                             "here (a relative path is looked for from this directory and from each one above the stage)")
+        held = len(find_tasks(pool))
         if held != start.pool_size:
-            raise SystemExit(f"--start {stage}: its pool {theirs['pool']} holds {held} tasks, the start recipe's "
+            raise SystemExit(f"--start {stage}: its pool {pool} holds {held} tasks, the start recipe's "
                              f"pool_size is {start.pool_size}")
     return {"stage": str(stage), "checkpoint": str(stage / "checkpoint"),
             "differs": {k: {"config": a, "stage": b} for k, (a, b) in differ.items()}}

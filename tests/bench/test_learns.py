@@ -214,7 +214,8 @@ def test_a_loops_rsr_1_of_the_same_recipe_is_adopted_once_and_never_remade(tmp_p
                                                      "sft.seed": 0})
     monkeypatch.setattr("rsi_lite.rsr.stage.run_rsr", lambda *a, **k: pytest.fail("the start was remade"))
     cfg = LearnsConfig.load(learns.DEFAULT_CONFIG)
-    size = cfg.start["pool_size"]  # the loop's pool, generated at the recipe's size (not written out here)
+    size = cfg.start["pool_size"]  # the loop's pool, generated at the recipe's size (its tasks not written out here)
+    (tmp_path / "run" / "pool").mkdir(parents=True)
     monkeypatch.setattr("rsi_lite.tasks.task.find_tasks", lambda path: [path] * size)
     bench = Bench(tmp_path / "out", cfg, log=lambda *_: None)
     assert bench.start(stage) == str(stage / "checkpoint")
@@ -252,6 +253,22 @@ def test_a_stage_whose_logs_or_rollout_scheduling_differ_is_adopted_and_a_pool_o
     stage = _rsr_stage(tmp_path / "b" / "rsr-1", pool=str(tmp_path / "pool"))
     with pytest.raises(SystemExit, match="holds 3 tasks"):
         Bench(tmp_path / "out-b", cfg, log=lambda *_: None).start(stage)
+
+
+def test_a_loops_relative_pool_path_is_found_from_another_directory_and_a_missing_pool_is_named(tmp_path,
+                                                                                                 monkeypatch):
+    """A loop started as `rsi-lite run --out runs/cpu` names its pool `runs/cpu/pool`, relative to where it ran; a
+    benchmark started elsewhere finds it above the stage (2026-12-07: "holds 0 tasks" for a pool that was there)."""
+    cfg = LearnsConfig.load(learns.DEFAULT_CONFIG)
+    (tmp_path / "main" / "runs" / "cpu" / "pool").mkdir(parents=True)
+    monkeypatch.setattr("rsi_lite.tasks.task.find_tasks", lambda path: [path] * cfg.start["pool_size"])
+    stage = _rsr_stage(tmp_path / "main" / "runs" / "cpu" / "rsr-1", pool="runs/cpu/pool")
+    (tmp_path / "clone").mkdir()
+    monkeypatch.chdir(tmp_path / "clone")
+    assert Bench(tmp_path / "out", cfg, log=lambda *_: None).start(stage) == str(stage / "checkpoint")
+    stage = _rsr_stage(tmp_path / "other" / "rsr-1", pool="runs/gone/pool")
+    with pytest.raises(SystemExit, match=r"runs/gone/pool .*config.json, field 'pool'.* not a directory"):
+        Bench(tmp_path / "out-2", cfg, log=lambda *_: None).start(stage)
 
 
 def test_another_start_for_a_benchmark_that_has_one_is_refused(tmp_path):
