@@ -188,6 +188,27 @@ class LocalStages:
         return run_eval(d, checkpoint, cfg, model, progress)
 
 
+def rpr_config(p: Profile, seed: int, init: str, critic: str, *, actor_lr: float | None = None,
+               reward: str | None = None, steps: int | None = None) -> RPRConfig:
+    """An RPR phase's config in a run of profile `p` (before `Loop.rpr` decides the replay term's source): the
+    profile's recipe, started from `init` with the critic `critic` ("" fresh), at the run's seed."""
+    cfg = RPRConfig.from_dict(p.rpr.to_dict())
+    cfg.init, cfg.critic_from, cfg.model, cfg.seed = init, critic, p.model, seed
+    cfg.actor_lr = actor_lr or cfg.actor_lr
+    cfg.reward = reward or cfg.reward
+    cfg.steps = steps or cfg.steps
+    return cfg
+
+
+def control_branches(p: Profile, rpr2_init: str | None, inherited: str) -> dict[str, dict]:
+    """Where each control starts (`Loop.rpr`'s arguments): direct PPO from Base for as many joint steps as RPR-1 and
+    RPR-2 together (run on its own: `rsi-lite rpr --from base --config configs/rpr-direct-ppo-cpu.json` is the `cpu`
+    profile's), the other two from RPR-2's start with a fresh critic or on FDR."""
+    return {"direct-ppo": dict(cycle=1, init="base", critic="", steps=2 * p.rpr.steps),
+            "critic-reset": dict(cycle=2, init=rpr2_init, critic="", actor_lr=p.rpr2_actor_lr),
+            "reward-fdr": dict(cycle=2, init=rpr2_init, critic=inherited, actor_lr=p.rpr2_actor_lr, reward="fdr")}
+
+
 class Loop:
     """One seed's run in `self.dir`; `go()` runs (or resumes) every phase."""
 
@@ -238,11 +259,7 @@ class Loop:
 
     def rpr(self, label: str, name: str, cycle: int, init: str, critic: str, *, actor_lr: float | None = None,
             reward: str | None = None, steps: int | None = None) -> str:
-        cfg = RPRConfig.from_dict(self.p.rpr.to_dict())
-        cfg.init, cfg.critic_from, cfg.model, cfg.seed = init, critic, self.p.model, self.seed
-        cfg.actor_lr = actor_lr or cfg.actor_lr
-        cfg.reward = reward or cfg.reward
-        cfg.steps = steps or cfg.steps
+        cfg = rpr_config(self.p, self.seed, init, critic, actor_lr=actor_lr, reward=reward, steps=steps)
         if cfg.replay:
             from ..rpr.replay import replay_path
 
@@ -308,11 +325,7 @@ class Loop:
             self.evaluate(f"RPR-{cycle}", ck)
             kept = self.select(f"RPR-{cycle}", kept, (f"RPR-{cycle}", ck))
         # the controls start where their main-branch counterpart started; they never change what is retained
-        inherited = inherited_critic(self.dir, 2)
-        branches = {"direct-ppo": dict(cycle=1, init="base", critic="", steps=2 * self.p.rpr.steps),
-                    "critic-reset": dict(cycle=2, init=rpr2_init, critic="", actor_lr=self.p.rpr2_actor_lr),
-                    "reward-fdr": dict(cycle=2, init=rpr2_init, critic=inherited, actor_lr=self.p.rpr2_actor_lr,
-                                       reward="fdr")}
+        branches = control_branches(self.p, rpr2_init, inherited_critic(self.dir, 2))
         for c in self.controls:
             label, name = CONTROLS[c]
             ck = self.rpr(label, name, **branches[c])

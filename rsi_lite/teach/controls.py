@@ -97,3 +97,29 @@ def stage_figure(panels: dict[str, dict], suites=("core", "val")):
                           row=1, col=col)
     fig.update_layout(barmode="group", yaxis_title="success, % (mean of the runs; bars: lowest to highest run)")
     return fig
+
+
+def bootstrap_figure(direct_probes: list[dict], curves_csv, stage: str = "rpr-1"):
+    """The bootstrapping argument on the kit's own files: left, PPO straight from Base, the share of its probes of
+    the pool solved (`teach.results.direct_probes`, each bar labelled successes/episodes); right, PPO after RSR-1
+    (`stage` of ppo_curves.csv, its first seed), the share of each training batch that succeeded."""
+    import csv
+
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    with open(curves_csv) as f:
+        rows = [r for r in csv.DictReader(f) if r["stage"] == stage]
+    rows = [r for r in rows if r["seed"] == rows[0]["seed"]] if rows else []
+    fig = make_subplots(rows=1, cols=2, shared_yaxes=True, subplot_titles=(
+        "PPO from Base: its probes of the pool", f"PPO after RSR-1 ({stage.upper()}): its training batches"))
+    fig.add_trace(go.Bar(x=[f"before step {p['before_step']}" for p in direct_probes],
+                         y=[100 * p["successes"] / p["episodes"] for p in direct_probes],
+                         text=[f"{p['successes']}/{p['episodes']}" for p in direct_probes], textposition="outside",
+                         name="probe episodes solved", marker_color="#d62728"), row=1, col=1)
+    fig.add_trace(go.Scatter(x=[int(r["step"]) for r in rows], y=[100 * float(r["success/mean"]) for r in rows],
+                             mode="lines+markers", name="batch episodes solved", marker_color="#2ca02c"),
+                  row=1, col=2)
+    fig.update_yaxes(title_text="episodes solved, %", range=[0, 100], row=1, col=1)
+    fig.update_xaxes(title_text="step", row=1, col=2)
+    return fig

@@ -2,6 +2,7 @@
 hours of compute: `docs/results/` (tens of KB, never a run directory).
 
     python -m rsi_lite.teach.results runs/cpu [--also runs/cpu-seed1] [--out docs/results]
+    python -m rsi_lite.teach.results --direct-ppo runs/direct/rpr-1-from-base [--out docs/results]
 
 Reads the run through `rsi_lite.report.write.build` (the report's own reader, so the summaries and
 `rsi-lite report` agree) and writes:
@@ -22,6 +23,9 @@ Reads the run through `rsi_lite.report.write.build` (the report's own reader, so
                            finished), when, and each file's size
 
 A file whose source is absent from the run (no controls run, say) is not written, and MANIFEST.json says so.
+`--direct-ppo STAGE` adds direct_ppo_probes.csv from the direct-PPO branch run on its own (`rsi-lite rpr --run DIR
+--from base --config configs/rpr-direct-ppo-cpu.json`: the `cpu` profile's branch, without rerunning the five phases)
+and records that stage, its command and commit, and whether it had finished under MANIFEST.json's `from_other_runs`.
 `docs/results/` holds the kit's latest `cpu` run; `docs/results/forgetting/` the run notebook 05 dissects (`--out`).
 The notebooks read them back with `source` (which run, from MANIFEST.json), `stage_runs`, `critic_ev`,
 `first_ev` and `heldout_pairs`.
@@ -40,8 +44,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..paths import REPO
-from ..records import write_text_atomic
-from ..report.write import CURVE_KEYS, build
+from ..records import read_json, write_text_atomic
+from ..report.write import CURVE_KEYS, build, read_probes
+from ..rundir import StageDir
 
 DIRECT_PPO = "control-direct-ppo"
 RESET = "rpr-2-critic-reset"
@@ -89,14 +94,29 @@ def critic_ev_csv(rep: dict) -> str | None:
     return _csv(["seed", "step", "inherited", "reset"], rows) if rows else None
 
 
-def direct_ppo_csv(rep: dict) -> str | None:
+def _probe_rows(seed, probes: list[dict]) -> list[list]:
     rows = []
-    for seed, stages in rep["curves"].items():
-        for p in stages.get(DIRECT_PPO, {}).get("probes", []):
-            successes = round(p["pool_success"] * p["episodes"]) if "pool_success" in p and "episodes" in p else None
-            rows.append([seed, p.get("before_step"), p.get("episodes"), successes] +
-                        [p.get(k) for k in PROBE_KEYS[2:]])
-    return _csv(["seed", "before_step", "episodes", "successes", *PROBE_KEYS[2:]], rows) if rows else None
+    for p in probes:
+        successes = round(p["pool_success"] * p["episodes"]) if "pool_success" in p and "episodes" in p else None
+        rows.append([seed, p.get("before_step"), p.get("episodes"), successes] + [p.get(k) for k in PROBE_KEYS[2:]])
+    return rows
+
+
+PROBES_HEADER = ["seed", "before_step", "episodes", "successes", *PROBE_KEYS[2:]]
+
+
+def direct_ppo_csv(rep: dict) -> str | None:
+    rows = [r for seed, stages in rep["curves"].items()
+            for r in _probe_rows(seed, stages.get(DIRECT_PPO, {}).get("probes", []))]
+    return _csv(PROBES_HEADER, rows) if rows else None
+
+
+def stage_probes_csv(stage: Path) -> str | None:
+    """direct_ppo_probes.csv's text from one RPR stage directory (its finished probes, also while it runs); the seed is
+    the stage's training seed (its config.json)."""
+    seed = read_json(Path(stage) / "config.json").get("seed", 0)
+    rows = _probe_rows(seed, read_probes(Path(stage)))
+    return _csv(PROBES_HEADER, rows) if rows else None
 
 
 def heldout_csv(rep: dict) -> str | None:
@@ -127,6 +147,17 @@ def source(results: Path = RESULTS) -> str:
     m = json.loads((Path(results) / "MANIFEST.json").read_text())
     return (f"{m['run']} ({m['profile']} profile, seed {', '.join(map(str, m['seeds']))}: {', '.join(m['stages'])}; "
             f"commit {m['commit'][:7]}, {m['made']})")
+
+
+def direct_source(results: Path = RESULTS) -> str:
+    """Where direct_ppo_probes.csv comes from, in one line (MANIFEST.json): the stage, its seed, how far it had run."""
+    m = json.loads((Path(results) / "MANIFEST.json").read_text())
+    r = m.get("from_other_runs", {}).get("direct_ppo_probes.csv")
+    if r is None:
+        return f"{m['run']} ({m['profile']} profile, its own direct-PPO control; commit {m['commit'][:7]})"
+    done = ("finished" if r["finished"] else
+            f"not finished: {r['steps_finished']} of its {r['steps_total']} steps (warm-up and calibration included)")
+    return f"{r['stage']} (seed {r['seed']}, {r['steps']} joint steps, {done}; commit {r['commit'][:7]}, {r['made']})"
 
 
 def stage_runs(path) -> dict[str, dict[str, list[float]]]:
@@ -213,13 +244,62 @@ def write(run: Path, out: Path, also=(), command: str | None = None) -> dict:
     return manifest
 
 
+def write_direct_ppo(stage: Path, out: Path, command: str | None = None) -> dict:
+    """Add direct_ppo_probes.csv to `out` from an RPR stage run from Base on its own (`rsi-lite rpr --from base`),
+    and record where it came from in out/MANIFEST.json (`from_other_runs`); return the manifest."""
+    stage, out = Path(stage), Path(out)
+    if not (stage / "config.json").is_file():
+        raise FileNotFoundError(f"--direct-ppo {stage}: no config.json there (expected an RPR stage directory, "
+                                "e.g. runs/direct/rpr-1-from-base)")
+    cfg = read_json(stage / "config.json")
+    if cfg.get("init") != "base":
+        raise ValueError(f"{stage / 'config.json'}: init is {cfg.get('init')!r}; the direct-PPO control starts from "
+                         "'base'")
+    text = stage_probes_csv(stage)
+    if text is None:
+        raise ValueError(f"--direct-ppo {stage}: no finished probe (probe-*/DONE) yet: nothing to write")
+    name = "direct_ppo_probes.csv"
+    path = out / "MANIFEST.json"
+    manifest = read_json(path) if path.is_file() else {"files": {}, "not_in_this_run": []}
+    out.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(out / name, text)
+    manifest.setdefault("files", {})[name] = len(text.encode())
+    manifest["not_in_this_run"] = [n for n in manifest.get("not_in_this_run", []) if n != name]
+    done = StageDir(stage).done
+    manifest.setdefault("from_other_runs", {})[name] = {
+        "command": command or f"python -m rsi_lite.teach.results --direct-ppo {stage}",
+        "commit": commit(), "stage": str(stage), "seed": cfg.get("seed", 0), "steps": cfg.get("steps"),
+        "steps_total": (cfg.get("steps") or 0) + 1 + cfg.get("calibration_steps", 1),  # the warm-up, calibration
+        "steps_finished": len(StageDir(stage).finished("step")), "finished": done,
+        "made": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
+    write_text_atomic(path, json.dumps(manifest, indent=1) + "\n")
+    return manifest
+
+
+def direct_probes(path) -> list[dict]:
+    """direct_ppo_probes.csv read back: one dict per probe (seed, before_step, episodes, successes as ints, the rest
+    as the file has them), in the file's order."""
+    with open(path) as f:
+        return [{**r, **{k: int(r[k]) for k in ("seed", "before_step", "episodes", "successes") if r[k] != ""}}
+                for r in csv.DictReader(f)]
+
+
 def main(argv: list[str] | None = None) -> dict:
     p = argparse.ArgumentParser(description="docs/results/: small summaries of a run of the five-phase loop")
-    p.add_argument("run", help="a run directory of `rsi-lite run` (runs/<profile>)")
+    p.add_argument("run", nargs="?", help="a run directory of `rsi-lite run` (runs/<profile>)")
     p.add_argument("--also", nargs="*", default=[], help="further runs of the same profile (other seeds)")
+    p.add_argument("--direct-ppo", metavar="STAGE",
+                   help="instead: add direct_ppo_probes.csv from the direct-PPO branch run on its own "
+                        "(runs/direct/rpr-1-from-base)")
     p.add_argument("--out", default=str(REPO / "docs" / "results"))
     args = p.parse_args(argv)
     command = "python -m rsi_lite.teach.results " + " ".join(argv if argv is not None else sys.argv[1:])
+    if args.direct_ppo:
+        if args.run:
+            p.error("give a run directory or --direct-ppo STAGE, not both")
+        return write_direct_ppo(Path(args.direct_ppo), Path(args.out), command)
+    if not args.run:
+        p.error("a run directory (or --direct-ppo STAGE) is required")
     return write(Path(args.run), Path(args.out), args.also, command)
 
 

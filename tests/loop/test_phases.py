@@ -20,6 +20,7 @@ import pytest
 
 from rsi_lite.loop import phases as loop
 from rsi_lite.loop.phases import Profile, profile, start
+from rsi_lite.paths import REPO
 from rsi_lite.report.write import build, stage_table, write_report
 from rsi_lite.rpr.replay import replay_path
 
@@ -128,6 +129,22 @@ def test_controls_start_where_their_counterparts_start(tmp_path, fake_stages):
     rep = build(tmp_path / "r")
     assert list(rep["controls"]) == ["Direct PPO", "RPR-2, critic reset", "RPR-2, FDR"]
     assert "Direct PPO" in stage_table(rep)
+
+
+def test_the_committed_direct_ppo_config_is_the_cpu_profiles_branch(tmp_path, fake_stages):
+    """configs/rpr-direct-ppo-cpu.json runs the `cpu` profile's direct-PPO control on its own (`rsi-lite rpr --from
+    base`, docs/running.md): it must be the config the loop gives that branch, field for field, but for the pool's
+    directory (the loop's RUN/pool, the stage's own DIR/pool: the same generated tasks)."""
+    from rsi_lite.rpr.config import RPRConfig
+
+    calls, _ = fake_stages
+    p = profile("cpu")
+    p.eval.heldout_per_kind = 0  # the fake pool holds no task to make held-out instances of
+    start(tmp_path / "r", "cpu", p=p, controls=("direct-ppo",), cycles=1, log=lambda *_: None)
+    loop_cfg = next(c[4] for c in calls if c[0] == "rpr" and c[1] == "control-direct-ppo").to_dict()
+    committed = RPRConfig.from_dict(json.loads((REPO / "configs" / "rpr-direct-ppo-cpu.json").read_text()))
+    assert loop_cfg["pool"] == str(tmp_path / "r" / "pool") and loop_cfg["replay"] == 0.0
+    assert {**loop_cfg, "pool": ""} == committed.to_dict()
 
 
 

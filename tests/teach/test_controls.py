@@ -36,3 +36,16 @@ def test_read_from_a_report():
     bars = [t for t in fig.data if t.type == "bar"]
     assert len(bars) == 4 and list(bars[0].x) == ["Base", "RPR-2", DIRECT, RESET, FDR]
     assert list(bars[0].error_y.arrayminus) == [0, 2, 2.2 / 3, 1, 2]
+
+
+def test_the_bootstrap_figure_draws_the_probes_and_the_batches_it_is_given(tmp_path):
+    from rsi_lite.teach.controls import bootstrap_figure
+
+    curves = tmp_path / "ppo_curves.csv"
+    curves.write_text("seed,stage,step,success/mean\n0,rpr-1,0,0.5\n0,rpr-1,1,0.625\n0,rpr-2,0,0.9\n1,rpr-1,0,0.1\n")
+    probes = [{"before_step": 0, "successes": 0, "episodes": 64}, {"before_step": 7, "successes": 2, "episodes": 64}]
+    fig = bootstrap_figure(probes, curves)
+    left, right = fig.data
+    assert list(left.y) == [0.0, 100 * 2 / 64] and list(left.text) == ["0/64", "2/64"]
+    assert list(left.x) == ["before step 0", "before step 7"]
+    assert list(right.x) == [0, 1] and list(right.y) == [50.0, 62.5]  # rpr-1 of the first seed only

@@ -126,6 +126,49 @@ def test_a_run_without_controls_writes_no_control_summaries_and_removes_stale_on
     assert not (out / "critic_ev.csv").exists() and (out / "stages.csv").is_file()
 
 
+def test_direct_ppo_run_on_its_own_is_added_with_where_it_came_from(tmp_path, fake_stages):
+    """`--direct-ppo STAGE`: the branch run by `rsi-lite rpr --from base` (not a loop run) gives direct_ppo_probes.csv
+    beside a run's summaries, which keep theirs; MANIFEST.json names the stage and whether it had finished."""
+    import pytest
+
+    from rsi_lite.teach.results import direct_probes
+
+    run, out = tmp_path / "r", tmp_path / "results"
+    start(run, "tiny", log=lambda *_: None)
+    before = write(run, out)
+    assert "direct_ppo_probes.csv" in before["not_in_this_run"]
+    stage = tmp_path / "direct" / "rpr-1-from-base"
+    stage.mkdir(parents=True)
+    stage.joinpath("config.json").write_text(json.dumps({"init": "base", "seed": 3, "steps": 28}))
+    with pytest.raises(ValueError, match="no finished probe"):
+        main(["--direct-ppo", str(stage), "--out", str(out)])
+    for k, (before_step, solved) in enumerate(((0, 0), (7, 1))):
+        probe(stage, k, before_step, 64, solved)
+    (stage / "step-000").mkdir()
+    (stage / "step-000" / "DONE").write_text("")
+    (stage / "step-001").mkdir()  # unfinished: not counted
+    manifest = main(["--direct-ppo", str(stage), "--out", str(out)])
+
+    assert [(p["seed"], p["before_step"], p["successes"], p["episodes"]) for p in direct_probes(
+        out / "direct_ppo_probes.csv")] == [(3, 0, 0, 64), (3, 7, 1, 64)]
+    assert "direct_ppo_probes.csv" not in manifest["not_in_this_run"] and manifest["files"]["direct_ppo_probes.csv"]
+    record = manifest["from_other_runs"]["direct_ppo_probes.csv"]
+    assert record["stage"] == str(stage) and record["finished"] is False and record["steps_finished"] == 1
+    assert record["steps"] == 28 and record["command"].startswith("python -m rsi_lite.teach.results --direct-ppo")
+    from rsi_lite.teach.results import direct_source
+
+    assert direct_source(out).startswith(f"{stage} (seed 3, 28 joint steps, not finished: 1 of its 30 steps")
+    assert {k: v for k, v in manifest.items() if k not in ("files", "not_in_this_run", "from_other_runs")} == \
+        {k: v for k, v in before.items() if k not in ("files", "not_in_this_run")}  # the run's own record is kept
+    assert (out / "stages.csv").is_file()
+    # a stage that did not start from Base is refused, named by its file and field
+    stage.joinpath("config.json").write_text(json.dumps({"init": "runs/x/rsr-1/checkpoint", "seed": 0}))
+    with pytest.raises(ValueError, match=r"config.json: init is"):
+        main(["--direct-ppo", str(stage), "--out", str(out)])
+    with pytest.raises(SystemExit):
+        main(["--out", str(out)])  # neither a run nor --direct-ppo
+
+
 def test_heldout_pairs_read_each_kind_before_and_after_its_phase(tmp_path):
     from rsi_lite.teach.results import heldout_pairs
 
@@ -155,3 +198,7 @@ def test_the_committed_summaries_name_their_run():
         assert source(d).startswith("runs/")
         if (d / "heldout.csv").is_file():
             assert heldout_pairs(d / "heldout.csv")
+    from rsi_lite.teach.results import direct_probes, direct_source
+
+    if (RESULTS / "direct_ppo_probes.csv").is_file():  # notebook 00 draws it
+        assert direct_source(RESULTS).startswith("runs/") and direct_probes(RESULTS / "direct_ppo_probes.csv")
