@@ -13,7 +13,7 @@ moves each row's episode reward to its last action token, which is where the kit
 
 Per-turn rewards (the kit's `reward_timing="turn"`, episodes rolled out with `verify_turns`) travel in the
 episode's extra fields as `rsi_turn_rewards`: one verdict reward per action; each turn then gets its
-potential-based delta on its last action token (`rsi_lite.rpr.update.turn_reward_deltas`'s rule) instead of
+potential-based delta on its last action token (`rsi_lite.rpr.targets.turn_reward_deltas`'s rule) instead of
 the episode reward on the last one. A turn here is a run of mask-1 tokens, as in `rsi_lite.algos.advantages`.
 
 Every episode ends with the verifier's verdict, so every row is terminal (`done`), as in `rpr.update`.
@@ -32,7 +32,7 @@ TURN_REWARDS = "rsi_turn_rewards"
 
 def turn_token_rewards(turn_rewards: list[float], row_mask: torch.Tensor) -> torch.Tensor | None:
     """[R] token rewards with turn k's delta R_k - R_(k-1) on turn k's last action token, or None when the row
-    has not one verdict per action (such an episode keeps its final reward, as in `rpr.update.batch_tensors`)."""
+    has not one verdict per action (such an episode keeps its final reward, as in `rpr.targets.batch_tensors`)."""
     mask = row_mask.bool()
     turns = turn_index(row_mask.long().unsqueeze(0))[0]
     n = int(turns[mask].max()) if mask.any() else 0

@@ -33,14 +33,14 @@ BASELINES = ("critic", "turn", "const")
 
 def credit_rows(trajs: list, values, rewards, mask, kinds: dict[str, str], cfg) -> dict:
     """{(baseline, kind, success): [(mean whitened advantage, share of negative tokens), ...]} for one batch:
-    `values`, `rewards`, `mask` [B, T] as the update builds them (`rpr.update.batch_tensors`), `cfg` an RPRConfig
+    `values`, `rewards`, `mask` [B, T] as the update builds them (`rpr.targets.batch_tensors`), `cfg` an RPRConfig
     (its estimator, gamma and lambda)."""
     from dataclasses import replace
 
     import torch
 
     from ..algos.ppo import masked_whiten
-    from ..rpr.update import advantages_for
+    from ..rpr.targets import advantages_for
 
     const = torch.full_like(values, float(rewards.sum(1).mean()))
     out: dict = {}
@@ -59,10 +59,10 @@ def turn_credit_rows(trajs: list, values, rewards, mask, cfg) -> dict:
     """{(turn, success, reply): [(mean whitened advantage, mean raw advantage), ...]} for one batch, under the
     stage's own estimator; `reply` is 'command', 'done' or 'unparsed' (the harness could not parse it: it ran nothing).
     A critic-free estimator (`cfg.uses_critic` False) reads no `values` (None will do): each episode's advantage
-    is its task's group's, not whitened, as the update uses it (`rpr.update.group_advantages`)."""
+    is its task's group's, not whitened, as the update uses it (`rpr.targets.group_advantages`)."""
     from ..algos.ppo import masked_whiten
     from ..eval.turns import reply_kinds
-    from ..rpr.update import advantages_for, group_advantages
+    from ..rpr.targets import advantages_for, group_advantages
 
     if cfg.uses_critic:
         adv, _ = advantages_for(cfg, rewards, values, mask)
@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> str:
     from ..rpr.batches import kind_map
     from ..rpr.config import RPRConfig
     from ..rpr.stage import load_actor_critic
-    from ..rpr.update import batch_tensors
+    from ..rpr.targets import batch_tensors
     from ..tasks.task import find_tasks
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

@@ -5,7 +5,7 @@
 Loads the actor the way RPR does (`rpr.stage.load_actor_critic`, the bundled model, `RPRConfig`'s init and
 dtype), rolls out `--episodes` tasks of the suite with RPR's training rollout settings (plain harness, its turns
 and token limit, the `--backend` engine: by default the one 'auto' picks) at each TEMPERATURE:TOP_P of `--settings`, then runs the update's own
-"old" pass (`rpr.update.old_pass`) on the batch and compares, over the action tokens: the mean and the largest
+"old" pass (`rpr.targets.old_pass`) on the batch and compares, over the action tokens: the mean and the largest
 |old_lp - rollout_lp| (the mean is `logprobs/rollout_gap`), the smallest and largest ratio pi_old / pi_rollout,
 the rollout correction's statistics at `PPOConfig.tis_cap` and whether `RPRConfig.rollout_correction` 'auto'
 turns it on for that setting. A benchmark, not a test: run it by hand and quote its output.
@@ -24,7 +24,7 @@ def measure(policy, tasks, rcfg, cfg) -> dict:
 
     from ..algos.ppo import truncated_is_weights
     from ..rollout.engine import run_episodes
-    from ..rpr.update import device_batch, old_pass, rollout_correction
+    from ..rpr.targets import device_batch, old_pass, rollout_correction
 
     trajs = run_episodes(policy, [(t, i) for i, t in enumerate(tasks)], rcfg)
     batch = device_batch(policy, trajs, cfg)

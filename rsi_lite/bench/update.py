@@ -120,7 +120,8 @@ def _measure(args: dict, q) -> None:
     trajs = read_trajectories(args["trajectories"]) if args["trajectories"] else synthetic(args["rows"], args["width"])
     cfg = RPRConfig(minibatch=args["minibatch"], actor_lr=args["actor_lr"], critic_lr=args["critic_lr"],
                     gradient_checkpointing=args["gradient_checkpointing"] == "on",
-                    checkpoint_tokens=args["checkpoint_tokens"])
+                    checkpoint_tokens=args["checkpoint_tokens"], accumulate=args["accumulate"],
+                    fold_old_pass=args["fold_old_pass"] == "on")
     optims = make_optimizers(policy, cfg)
     loaded = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
 
@@ -139,6 +140,7 @@ def _measure(args: dict, q) -> None:
            "after_load_gb": loaded, "peak_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20,
            "wall_s": wall, "successes": sum(bool(t.verifier.get("strict")) for t in trajs), "matmul_flops": rate,
            "base_params": sum(p.numel() for n, p in policy.model.named_parameters() if "lora_" not in n),
+           "folded": bool(row.get("update/old_pass_folded")),
            **{k: row.get(k) for k in ("ratio/min", "ratio/mean", "ratio/max", "losses/approx_kl", "losses/clipfrac")}}
     if before is not None:
         after = action_logprobs()
@@ -161,6 +163,10 @@ def main(argv: list[str] | None = None) -> None:
                     help="one update per rate, each from the same fresh actor (the sweep)")
     ap.add_argument("--critic-lr", type=float, default=RPR_DEFAULTS.critic_lr)
     ap.add_argument("--epochs", type=int, default=1)
+    ap.add_argument("--accumulate", type=int, default=RPR_DEFAULTS.accumulate,
+                    help="minibatches a step (0: the whole batch, as the profiles train; RPRConfig.accumulate)")
+    ap.add_argument("--fold-old-pass", choices=("on", "off"), default="on",
+                    help="on: where the first epoch is one step, its forwards are the old pass (RPRConfig.fold_old_pass)")
     ap.add_argument("--gradient-checkpointing", choices=("on", "off"), default="on",
                     help="on: every minibatch (RPRConfig's default); off: only those past --checkpoint-tokens")
     ap.add_argument("--checkpoint-tokens", type=int, default=RPR_DEFAULTS.checkpoint_tokens,
@@ -184,7 +190,9 @@ def main(argv: list[str] | None = None) -> None:
         print(f"batch: {r['rows']} episodes ({r['successes']} successes), widest {r['widest']} tokens, "
               f"{r['tokens']} tokens, {r['action_tokens']} action tokens; minibatch {a.minibatch}; {a.quantization}; "
               f"actor lr {lr:g}, {a.epochs} epoch(s); checkpointing {a.gradient_checkpointing}"
-              + ("" if a.gradient_checkpointing == "on" else f", past {a.checkpoint_tokens} tokens"))
+              + ("" if a.gradient_checkpointing == "on" else f", past {a.checkpoint_tokens} tokens")
+              + f"; accumulate {a.accumulate}; old pass "
+              + ("folded into the first epoch" if r["folded"] else "separate"))
         print(f"after load       {r['after_load_gb']:.2f} GB")
         print(f"update wall      {r['wall_s']:.1f} s")
         print(f"update peak RSS  {r['peak_gb']:.2f} GB")
@@ -192,7 +200,8 @@ def main(argv: list[str] | None = None) -> None:
               f"approx KL {r['losses/approx_kl']:.2e}; clip fraction {r['losses/clipfrac']:.3f}")
         tokens, n, epochs = r["tokens"], r["base_params"], a.epochs
         rule = 2 * 6 * n * tokens * epochs  # actor and critic, 6 N T each epoch
-        frozen = 2 * 4 * n * tokens * epochs + 2 * 2 * n * tokens  # + the old log-prob and value forwards
+        # + the old log-prob and value forwards where they ran apart from the first epoch
+        frozen = 2 * 4 * n * tokens * epochs + (0 if r["folded"] else 2 * 2 * n * tokens)
         print(f"FLOP/s           machine matmul {r['matmul_flops'] / 1e9:.0f} GFLOP/s; update at 6NT (actor + critic) "
               f"{rule / r['wall_s'] / 1e9:.1f} GFLOP/s = {100 * rule / r['wall_s'] / r['matmul_flops']:.0f}%; "
               f"counting a frozen base's work {frozen / r['wall_s'] / 1e9:.1f} GFLOP/s = "

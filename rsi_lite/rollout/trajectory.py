@@ -76,7 +76,7 @@ class Trajectory:
     sampler: dict = field(default_factory=dict)
     """What the actions were sampled from, so what `logprobs` are the log-probabilities of: the generation
     backend that served them ('transformers', 'ctranslate2', 'vllm'), its `compute_type` (ctranslate2), and the
-    `temperature` and `top_p` (`RolloutConfig`). RPR's rollout correction reads it (`rpr.update.rollout_correction`);
+    `temperature` and `top_p` (`RolloutConfig`). RPR's rollout correction reads it (`rpr.targets.rollout_correction`);
     empty in records written before it existed."""
     meta: dict = field(default_factory=dict)
     """What the stage that asked for the episode records about it: a guided re-solve's `runbook` (the id of the

@@ -87,16 +87,22 @@ class RPRConfig:
     minibatch can be a step on failures alone: with Adam, whose step size hardly depends on the gradient's
     size, that pushes down every token they share with the successes. Accumulating over the batch makes
     each step weigh the batch's successes and failures together (token-weighted, as one big minibatch)."""
+    fold_old_pass: bool = True
+    """Where the first epoch is one optimizer step (`accumulate` 0, or at least as many minibatches), its forwards
+    see the weights the rollout left, so they are the "old" pass: the critic's values and the actor's
+    log-probabilities are read from them instead of from two extra forwards over the batch
+    (`rpr.update.folds_old_pass`, which also needs no reference KL and no dropout). The same update to float
+    precision (tests/rpr/test_update.py); off runs the separate old pass first, CleanRL's order."""
     reward: str = "spr"
     """The reward PPO trains on: a key of `rsi_lite.algos.rewards.REWARDS` ('s', 'fdr' or 'spr')."""
     reward_timing: str = "final"
     """'final' (the paper's): the episode's reward on its last action token. 'turn': the workspace is verified
     after every action (`RolloutConfig.verify_turns`) and each action earns the change in reward it made
-    (`rpr.update.turn_reward_deltas`; the same total, potential-based shaping): an action that breaks a passing
+    (`rpr.targets.turn_reward_deltas`; the same total, potential-based shaping): an action that breaks a passing
     workspace is charged for it, and the idle actions after a success are not credited with it."""
     unparsed_penalty: float = 0.0
     """p >= 0: each action the harness could not parse (no command, no done marker: it ran nothing) earns -p on
-    its last token, beside the verifier's reward (`rpr.update.batch_tensors`). 0: the paper's reward only. Why it
+    its last token, beside the verifier's reward (`rpr.targets.batch_tensors`). 0: the paper's reward only. Why it
     exists: after a task is solved, or on the last allowed turn, what the actor writes changes nothing the verifier
     reads, so the final reward credits any reply there with the episode's outcome; the done marker, which a
     failure also ends with, is pushed down, and prose sampled at temperature 1 in successes is pushed up, until
@@ -173,7 +179,7 @@ class RPRConfig:
     """Truncated importance sampling on the rollout's own log-probabilities (`rsi_lite.algos.ppo.truncated_is_weights`,
     cap `ppo.tis_cap`): each action token's policy term weighted by min(pi_old / pi_rollout, C), where pi_rollout
     is the distribution the rollout engine drew the token from (what it recorded) and pi_old the training forward's
-    before the update. 'on', 'off', or 'auto' (`rpr.update.rollout_correction`), on when the two differ:
+    before the update. 'on', 'off', or 'auto' (`rpr.targets.rollout_correction`), on when the two differ:
 
     - ctranslate2 or vllm served the rollout: another engine (merged and converted weights, its own kernels and
       precision) computes other probabilities than the training forward, more so at lower precision; on.

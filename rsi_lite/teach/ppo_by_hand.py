@@ -301,7 +301,8 @@ def check_update(make_policy, cfg: RPRConfig, batch=teaching_batch, tol: float =
     hand version has none) and `accumulate=1` (a step per minibatch, as the hand version takes)."""
     from ..algos.ppo import masked_whiten
     from ..rpr.stage import make_optimizers
-    from ..rpr.update import advantages_for, batch_tensors, device_batch, old_pass, update
+    from ..rpr.targets import advantages_for, batch_tensors, device_batch, old_pass
+    from ..rpr.update import update
 
     if cfg.rollout_correction == "on" or cfg.accumulate != 1 or cfg.reward_timing != "final":
         raise ValueError("check_update: the hand update has no rollout correction, a step per minibatch "
@@ -326,13 +327,13 @@ def check_update(make_policy, cfg: RPRConfig, batch=teaching_batch, tol: float =
     after_hand, after_lib = trainable(hand_pol), trainable(lib_pol)
     m = hand["metrics"]
     lines = [
-        Line("1. rewards on the last action token", "rpr.update.batch_tensors", _diff(hand["rewards"], rewards), tol),
-        Line("   minibatches by length", "rpr.update.minibatches",
+        Line("1. rewards on the last action token", "rpr.targets.batch_tensors", _diff(hand["rewards"], rewards), tol),
+        Line("   minibatches by length", "rpr.targets.minibatches",
              0.0 if [(sorted(g), w) for g, w in hand["groups"]] == lib_groups else math.inf, tol),
-        Line("2. critic values before the update", "rpr.update.old_pass", _diff(hand["old_v"], old_v), tol),
-        Line("   actor log-probs before the update", "rpr.update.old_pass", _diff(hand["old_lp"], old_lp), tol),
-        Line("3. TB-GAE advantages", "rpr.update.advantages_for", _diff(hand["adv"], adv), tol),
-        Line("   returns (A + V)", "rpr.update.advantages_for", _diff(hand["ret"], ret), tol),
+        Line("2. critic values before the update", "rpr.targets.old_pass", _diff(hand["old_v"], old_v), tol),
+        Line("   actor log-probs before the update", "rpr.targets.old_pass", _diff(hand["old_lp"], old_lp), tol),
+        Line("3. TB-GAE advantages", "rpr.targets.advantages_for", _diff(hand["adv"], adv), tol),
+        Line("   returns (A + V)", "rpr.targets.advantages_for", _diff(hand["ret"], ret), tol),
         Line("4. whitened advantages", "algos.ppo.masked_whiten", _diff(hand["white"], white), tol),
         Line("   explained variance before", "update(...)['losses/explained_variance_before']",
              _diff(m["losses/explained_variance_before"], row["losses/explained_variance_before"]), tol),

@@ -217,7 +217,7 @@ def turn_reward_curves(action_lengths: list[int], verdicts: list[float], timing:
     on its last token), with a constant critic `value`; and each turn's mean advantage."""
     import torch
 
-    from ..rpr.update import turn_reward_deltas
+    from ..rpr.targets import turn_reward_deltas
 
     mask = sequence_layout(action_lengths, observation_length)
     m = torch.tensor([mask])

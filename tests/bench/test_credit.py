@@ -6,7 +6,7 @@ import torch
 
 from rsi_lite.bench.credit import credit_rows, table
 from rsi_lite.rpr.config import RPRConfig
-from rsi_lite.rpr.update import batch_tensors
+from rsi_lite.rpr.targets import batch_tensors
 
 from ..rpr.test_stage import fake_trajectories
 

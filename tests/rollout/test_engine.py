@@ -353,7 +353,7 @@ def test_with_verify_turns_every_action_gets_its_verdict_and_the_shaped_rewards_
     the per-turn rewards, as `turn_reward_deltas` spreads them, sum to the episode's reward."""
     from rsi_lite.harness.messages import Message
     from rsi_lite.rollout.engine import _act, _final_verify, _open_episode, _trajectory
-    from rsi_lite.rpr.update import batch_tensors, turn_reward_deltas
+    from rsi_lite.rpr.targets import batch_tensors, turn_reward_deltas
     from rsi_lite.sandbox import SandboxLimits
 
     task = next(t for t in core if t.name == "core-000-file_ops-easy")

@@ -11,7 +11,7 @@ from rsi_lite.algos.advantages import episode_advantages, group_ids, grpo, rloo
 from rsi_lite.rollout.engine import RolloutConfig, run_episodes
 from rsi_lite.rpr.batches import step_jobs
 from rsi_lite.rpr.config import RPRConfig
-from rsi_lite.rpr.update import group_advantages
+from rsi_lite.rpr.targets import group_advantages
 from rsi_lite.tasks import find_tasks
 
 from ..conftest import TASKS

@@ -14,7 +14,8 @@ from rsi_lite.policy.model import Policy, PolicyConfig
 from rsi_lite.rollout.trajectory import Trajectory, read_trajectories
 from rsi_lite.rpr.config import RPRConfig
 from rsi_lite.rpr.stage import init_value_bias, make_optimizers, run_rpr, schedule
-from rsi_lite.rpr.update import batch_tensors, update
+from rsi_lite.rpr.targets import batch_tensors
+from rsi_lite.rpr.update import update
 
 from ..conftest import TASKS
 

@@ -4,6 +4,7 @@ registry.  Run: pytest tests/rpr/test_update.py
 """
 
 import contextlib
+import zlib
 from dataclasses import replace
 
 import pytest
@@ -12,7 +13,8 @@ import torch
 from rsi_lite.policy.critic import token_logprobs, values
 from rsi_lite.rpr.config import RPRConfig
 from rsi_lite.rpr.stage import make_optimizers
-from rsi_lite.rpr.update import batch_tensors, rollout_correction, update
+from rsi_lite.rpr.targets import batch_tensors, rollout_correction
+from rsi_lite.rpr.update import update
 
 from .test_stage import _changed, _snapshot, fake_trajectories, tiny_actor_critic
 
@@ -112,6 +114,7 @@ def test_the_memory_saving_update_has_the_gradients_of_the_plain_one(tok, monkey
     which would hide a recomputation routed through the wrong adapter."""
     from rsi_lite.algos.ppo import masked_whiten, ppo_loss
     from rsi_lite.policy.critic import actor_parameters, critic_parameters, set_trainable
+    from rsi_lite.rpr import targets
     from rsi_lite.rpr import update as rpr
 
     pol = tiny_actor_critic(tok)
@@ -138,10 +141,10 @@ def test_the_memory_saving_update_has_the_gradients_of_the_plain_one(tok, monkey
     # the textbook step on the first minibatch update() takes (step 0, epoch 0's shuffle of the length groups)
     ids, att, mask, _, rewards = batch_tensors(trajs, cfg.reward, tok.pad_token_id)
     with torch.no_grad():
-        adv, ret = rpr.advantages_for(cfg, rewards, values(pol, ids, att), mask)
+        adv, ret = targets.advantages_for(cfg, rewards, values(pol, ids, att), mask)
         old_lp = token_logprobs(pol, ids, att)
     adv = masked_whiten(adv, mask)
-    groups = rpr.minibatches(trajs, cfg.minibatch)
+    groups = targets.minibatches(trajs, cfg.minibatch)
     mb = torch.tensor(rpr.minibatch_order(groups, cfg.seed, 0, 0)[0])
     set_trainable(pol, actor=True, critic=True)
     pol.model.train()
@@ -221,7 +224,7 @@ def test_critic_learns_values_explained_variance_rises(tok):
 
 def test_the_estimator_comes_from_the_registry_and_a_missing_one_is_named_with_the_choices(monkeypatch):
     from rsi_lite.algos import advantages
-    from rsi_lite.rpr.update import advantages_for
+    from rsi_lite.rpr.targets import advantages_for
 
     with pytest.raises(ValueError, match=r"RPRConfig.estimator: 'td' is not one of tb_gae, gae"):
         RPRConfig(estimator="td")
@@ -275,7 +278,7 @@ def test_explained_variance_after_the_update_is_the_whole_batchs_not_a_mean_of_m
 
 def test_value_at_turn_gives_every_token_of_a_turn_one_advantage_and_is_refused_without_a_critic(tok):
     from rsi_lite.algos.advantages import turn_index
-    from rsi_lite.rpr.update import advantages_for
+    from rsi_lite.rpr.targets import advantages_for
 
     with pytest.raises(ValueError, match="RPRConfig.value_at: 'step' is neither"):
         RPRConfig(value_at="step")
@@ -342,3 +345,64 @@ def test_the_penalty_adds_to_per_turn_rewards_and_cannot_make_a_success_score_be
     _, _, _, _, charged = batch_tensors([t], "spr", 0, "turn", 0.2)
     assert turn[0, 17] == pytest.approx(0.25) and turn[0, 39] == pytest.approx(0.75)
     assert charged[0, 39] == pytest.approx(0.55) and charged.sum() == pytest.approx(1.0 - 0.2)
+
+
+@pytest.mark.parametrize("case", ["joint", "critic-only", "grpo", "one-epoch"])
+def test_the_old_pass_folded_into_the_first_epoch_gives_the_same_update(tok, case):
+    """`RPRConfig.fold_old_pass`: with the first epoch one optimizer step, its own forwards give the old values and
+    log-probabilities. On a batch where that could go wrong (successes and failures of different lengths, three
+    minibatches, per-turn values, clipping and the rollout correction active, a second epoch that sees the moved
+    actor), every weight and every metric must equal the separate old pass's, and the metric says which ran."""
+    lengths = (40, 24, 33, 19, 37, 28)
+    trajs = fake_trajectories(6)
+    for i, (t, n) in enumerate(zip(trajs, lengths)):
+        t.token_ids, t.action_mask = t.token_ids[:n], t.action_mask[:n]
+        t.logprobs = [(-0.5 - 0.1 * i) if m else 0.0 for m in t.action_mask]  # far from the model's: TIS weights bite
+        t.task = f"t{i // 2}"  # pairs of episodes of one task (grpo's groups), one success and one failure each
+    cfg = RPRConfig(minibatch=2, accumulate=0, ppo_epochs=2, actor_lr=5e-2, critic_lr=5e-2, value_at="turn",
+                    rollout_correction="on", gradient_checkpointing=False)
+    train_actor = case != "critic-only"
+    if case == "grpo":
+        cfg = replace(cfg, estimator="grpo", rollouts_per_task=2, warmup_tasks=0, calibration_steps=0, value_at="token")
+    if case == "one-epoch":
+        cfg = replace(cfg, ppo_epochs=1)
+
+    def run(fold):
+        pol = tiny_actor_critic(tok)
+        with torch.no_grad():  # non-zero adapters, fixed (str hashes vary by process): a start where clipping bites
+            for n, p in pol.model.named_parameters():
+                if "lora_B" in n:
+                    p.normal_(std=0.2, generator=torch.Generator().manual_seed(zlib.crc32(f"7{n}".encode())))
+        c = replace(cfg, fold_old_pass=fold)
+        row = update(pol, trajs, c, make_optimizers(pol, c), train_actor=train_actor)
+        return _snapshot(pol), row
+
+    (after_f, row_f), (after_s, row_s) = run(True), run(False)
+    assert row_f["update/old_pass_folded"] == 1.0 and row_s["update/old_pass_folded"] == 0.0
+    assert after_f.keys() == after_s.keys()
+    moved = [n for n in after_f if not torch.equal(after_s[n], _snapshot(tiny_actor_critic(tok)).get(n, after_s[n]))]
+    assert moved  # the update did something to compare
+    for n in after_f:
+        assert torch.allclose(after_f[n], after_s[n], atol=1e-6, rtol=1e-5), n
+    assert row_f.keys() - {"update/old_pass_folded"} == row_s.keys() - {"update/old_pass_folded"}
+    for k in row_s.keys() - {"update/old_pass_folded"}:
+        assert row_f[k] == pytest.approx(row_s[k], abs=1e-5, rel=1e-4, nan_ok=True), k
+    if train_actor:
+        assert row_s["tis/on"] == 1.0 and abs(row_s["tis/weight_mean"] - 1) > 0.05  # the correction weighs
+    if train_actor and cfg.ppo_epochs == 2:
+        assert row_s["losses/clipfrac"] > 0 and row_s["ratio/min"] < 1 < row_s["ratio/max"]  # epoch 2 saw the move
+
+
+def test_the_old_pass_is_separate_where_the_first_epoch_takes_several_steps_or_a_reference(tok):
+    from rsi_lite.rpr.update import folds_old_pass
+
+    pol = tiny_actor_critic(tok)
+    groups = [0, 1, 2]
+    assert folds_old_pass(pol, RPRConfig(accumulate=0), groups, True)
+    assert folds_old_pass(pol, RPRConfig(accumulate=3), groups, True)
+    assert not folds_old_pass(pol, RPRConfig(accumulate=1), groups, True)  # a step per minibatch: later ones moved
+    assert not folds_old_pass(pol, RPRConfig(accumulate=0, fold_old_pass=False), groups, True)
+    assert not folds_old_pass(pol, RPRConfig(accumulate=0, ref_kl=0.1), groups, True)
+    assert folds_old_pass(pol, RPRConfig(accumulate=0, ref_kl=0.1), groups, False)  # a critic-only update reads none
+    pol.model.base_model.model.model.layers[0].self_attn.config.attention_dropout = 0.1
+    assert not folds_old_pass(pol, RPRConfig(accumulate=0), groups, True)  # a training forward would differ
