@@ -88,9 +88,9 @@ class RPRConfig:
     size, that pushes down every token they share with the successes. Accumulating over the batch makes
     each step weigh the batch's successes and failures together (token-weighted, as one big minibatch)."""
     fold_old_pass: bool = True
-    """Where the first epoch is one optimizer step (`accumulate` 0, or at least as many minibatches), its forwards
-    see the weights the rollout left, so they are the "old" pass: the critic's values and the actor's
-    log-probabilities are read from them instead of from two extra forwards over the batch
+    """Where the first epoch is one optimizer step (`accumulate` 0, or at least as many as the epoch has
+    minibatches), its forwards see the weights the rollout used, so they are the "old" pass: the critic's values
+    and the actor's log-probabilities are read from them instead of from two extra forwards over the batch
     (`rpr.update.folds_old_pass`, which also needs no reference KL and no dropout). The same update to float
     precision (tests/rpr/test_update.py); off runs the separate old pass first, CleanRL's order."""
     reward: str = "spr"

@@ -178,7 +178,8 @@ def merged_stats(stats: list[dict]) -> dict:
 
 def folds_old_pass(policy, cfg: "RPRConfig", order: list, train_actor: bool) -> bool:
     """Whether the first epoch's forwards can be the old pass (`RPRConfig.fold_old_pass`): one optimizer step in
-    it (so every forward sees the rollout's weights), no reference KL (its "before" figure is read first), and no
+    it (so every forward sees the rollout's weights), no KL penalty to a reference in a joint update (that path
+    computes the reference's log-probabilities and its `kl/ref_before` from the old pass before any loss), and no
     dropout anywhere in the model (so a training forward equals the evaluation one)."""
     import torch
 

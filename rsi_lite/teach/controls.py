@@ -1,6 +1,7 @@
 """Notebook 06's questions about the loop's controls, answered from a run's report (or from the kit's measured
 figures, which the notebook copies with their source), and the stage table drawn with the spread of each
-evaluation's runs.
+evaluation's runs; notebook 00's picture of the direct-PPO control against PPO after the self-rewrite
+(`bootstrap_figure`).
 
 Every answer follows the report's rule (`report.claims`): a difference counts only when it is larger than the
 run-to-run spread of the two rows it compares.
@@ -99,27 +100,27 @@ def stage_figure(panels: dict[str, dict], suites=("core", "val")):
     return fig
 
 
-def bootstrap_figure(direct_probes: list[dict], curves_csv, stage: str = "rpr-1"):
-    """The bootstrapping argument on the kit's own files: left, PPO straight from Base, the share of its probes of
-    the pool solved (`teach.results.direct_probes`, each bar labelled successes/episodes); right, PPO after RSR-1
-    (`stage` of ppo_curves.csv, its first seed), the share of each training batch that succeeded."""
-    import csv
-
+def bootstrap_figure(direct_probes: list[dict], direct_steps: list[dict], after_steps: list[dict],
+                     after: str = "RPR-1"):
+    """The bootstrapping argument on the kit's own files, batches against batches: left, PPO straight from Base,
+    the share of each training batch that succeeded (`direct_steps`, rows of `teach.results.curve_rows`) and, as
+    bars, of each probe of the pool (`direct_probes`, labelled successes/episodes, at the step it came before);
+    right, PPO after RSR-1 (`after`), its training batches. Steps count the critic's warm-up (0) and calibration
+    (1), the actor frozen, then the joint ones."""
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
-    with open(curves_csv) as f:
-        rows = [r for r in csv.DictReader(f) if r["stage"] == stage]
-    rows = [r for r in rows if r["seed"] == rows[0]["seed"]] if rows else []
     fig = make_subplots(rows=1, cols=2, shared_yaxes=True, subplot_titles=(
-        "PPO from Base: its probes of the pool", f"PPO after RSR-1 ({stage.upper()}): its training batches"))
-    fig.add_trace(go.Bar(x=[f"before step {p['before_step']}" for p in direct_probes],
+        "PPO from Base", f"PPO after RSR-1 ({after})"))
+    fig.add_trace(go.Bar(x=[p["before_step"] for p in direct_probes],
                          y=[100 * p["successes"] / p["episodes"] for p in direct_probes],
-                         text=[f"{p['successes']}/{p['episodes']}" for p in direct_probes], textposition="outside",
-                         name="probe episodes solved", marker_color="#d62728"), row=1, col=1)
-    fig.add_trace(go.Scatter(x=[int(r["step"]) for r in rows], y=[100 * float(r["success/mean"]) for r in rows],
-                             mode="lines+markers", name="batch episodes solved", marker_color="#2ca02c"),
-                  row=1, col=2)
+                         text=[f"probe {p['successes']}/{p['episodes']}" for p in direct_probes],
+                         textposition="outside", name="probe of the pool, solved", marker_color="#d62728",
+                         opacity=0.5), row=1, col=1)
+    for col, rows in ((1, direct_steps), (2, after_steps)):
+        fig.add_trace(go.Scatter(x=[r["step"] for r in rows], y=[100 * r["success/mean"] for r in rows],
+                                 mode="lines+markers", name="training batch, solved", marker_color="#2ca02c",
+                                 showlegend=col == 1), row=1, col=col)
+        fig.update_xaxes(title_text="step (0 warm-up, 1 calibration, then joint)", row=1, col=col)
     fig.update_yaxes(title_text="episodes solved, %", range=[0, 100], row=1, col=1)
-    fig.update_xaxes(title_text="step", row=1, col=2)
     return fig

@@ -12,7 +12,9 @@ Reads the run through `rsi_lite.report.write.build` (the report's own reader, so
     critic_ev.csv          seed, step, inherited, reset: RPR-2's explained variance before each update with the
                            critic it inherited, and with a fresh one (the `--critic reset` control)
     direct_ppo_probes.csv  seed, before_step, episodes, successes, pool_success, tasks, tasks_solved, tasks_learnable:
-                           the pool probes of PPO straight from Base (the `--control direct-ppo` branch)
+                           the pool probes of PPO straight from Base (the `--control direct-ppo` branch); before_step
+                           counts the stage's steps, the warm-up (0) and calibration (1) included
+    direct_ppo_curves.csv  the same branch's per-step PPO metrics, as ppo_curves.csv's columns
     heldout.csv            seed, phase, stage, kind, successes, episodes: each RPR phase's incoming checkpoint and
                            its actor on fresh instances of the kinds it trained on (`report.heldout`)
     turns.csv              seed, stage, where, turn, actions, unparsed, done, tokens, nll: the actor's replies turn
@@ -23,9 +25,10 @@ Reads the run through `rsi_lite.report.write.build` (the report's own reader, so
                            finished), when, and each file's size
 
 A file whose source is absent from the run (no controls run, say) is not written, and MANIFEST.json says so.
-`--direct-ppo STAGE` adds direct_ppo_probes.csv from the direct-PPO branch run on its own (`rsi-lite rpr --run DIR
---from base --config configs/rpr-direct-ppo-cpu.json`: the `cpu` profile's branch, without rerunning the five phases)
-and records that stage, its command and commit, and whether it had finished under MANIFEST.json's `from_other_runs`.
+`--direct-ppo STAGE` adds the two direct_ppo_* files from the direct-PPO branch run on its own (`rsi-lite rpr --run
+DIR --from base --config configs/rpr-direct-ppo-cpu.json`: the `cpu` profile's branch, without rerunning the five
+phases) and records that stage, the command, the commit it was written at and how far the stage had got under
+MANIFEST.json's `from_other_runs`. Summaries of a run without that control keep such files and their record.
 `docs/results/` holds the kit's latest `cpu` run; `docs/results/forgetting/` the run notebook 05 dissects (`--out`).
 The notebooks read them back with `source` (which run, from MANIFEST.json), `stage_runs`, `critic_ev`,
 `first_ev` and `heldout_pairs`.
@@ -111,6 +114,20 @@ def direct_ppo_csv(rep: dict) -> str | None:
     return _csv(PROBES_HEADER, rows) if rows else None
 
 
+def direct_curves_csv(rep: dict) -> str | None:
+    rows = [[seed, DIRECT_PPO] + [c[k][i] for k in CURVE_KEYS] for seed, stages in rep["curves"].items()
+            for c in [stages.get(DIRECT_PPO)] if c for i in range(len(c["step"]))]
+    return _csv(["seed", "stage", *CURVE_KEYS], rows) if rows else None
+
+
+def stage_curves_csv(stage: Path) -> str | None:
+    """direct_ppo_curves.csv's text from one RPR stage directory: each finished step's metrics (also while it runs)."""
+    seed = read_json(Path(stage) / "config.json").get("seed", 0)
+    rows = [[seed, Path(stage).name] + [m.get(k) for k in CURVE_KEYS]
+            for m in (d.read("metrics.json") for d in StageDir(stage).finished("step"))]
+    return _csv(["seed", "stage", *CURVE_KEYS], rows) if rows else None
+
+
 def stage_probes_csv(stage: Path) -> str | None:
     """direct_ppo_probes.csv's text from one RPR stage directory (its finished probes, also while it runs); the seed is
     the stage's training seed (its config.json)."""
@@ -150,14 +167,27 @@ def source(results: Path = RESULTS) -> str:
 
 
 def direct_source(results: Path = RESULTS) -> str:
-    """Where direct_ppo_probes.csv comes from, in one line (MANIFEST.json): the stage, its seed, how far it had run."""
+    """Where the direct_ppo_* files come from, in one line (MANIFEST.json): the stage, its seed, how far it had run."""
     m = json.loads((Path(results) / "MANIFEST.json").read_text())
     r = m.get("from_other_runs", {}).get("direct_ppo_probes.csv")
     if r is None:
         return f"{m['run']} ({m['profile']} profile, its own direct-PPO control; commit {m['commit'][:7]})"
     done = ("finished" if r["finished"] else
             f"not finished: {r['steps_finished']} of its {r['steps_total']} steps (warm-up and calibration included)")
-    return f"{r['stage']} (seed {r['seed']}, {r['steps']} joint steps, {done}; commit {r['commit'][:7]}, {r['made']})"
+    return (f"{r['stage']} (seed {r['seed']}, {r['steps']} joint steps, {done}; written {r['made']} at commit "
+            f"{r['written_at_commit'][:7]})")
+
+
+def curve_rows(path, stage: str | None = None) -> list[dict]:
+    """ppo_curves.csv (or direct_ppo_curves.csv) read back: the rows of `stage` (default: the file's first stage)
+    for the first seed that has it, step as an int and every metric as a float (None where empty)."""
+    with open(path) as f:
+        rows = list(csv.DictReader(f))
+    stage = stage or (rows[0]["stage"] if rows else None)
+    rows = [r for r in rows if r["stage"] == stage]
+    rows = [r for r in rows if r["seed"] == rows[0]["seed"]] if rows else []
+    num = [k for k in CURVE_KEYS if k not in ("step", "phase")]
+    return [{**r, "step": int(r["step"]), **{k: float(r[k]) if r.get(k) else None for k in num}} for r in rows]
 
 
 def stage_runs(path) -> dict[str, dict[str, list[float]]]:
@@ -208,7 +238,8 @@ def derive(run: Path, also=(), rep: dict | None = None) -> dict[str, str | None]
     rep = rep or build(Path(run), also)
     funnel = {str(s): f for s, f in rep["funnel"].items() if f}
     return {"stages.csv": stages_csv(rep), "ppo_curves.csv": curves_csv(rep), "critic_ev.csv": critic_ev_csv(rep),
-            "direct_ppo_probes.csv": direct_ppo_csv(rep), "heldout.csv": heldout_csv(rep), "turns.csv": turns_csv(rep),
+            "direct_ppo_probes.csv": direct_ppo_csv(rep), "direct_ppo_curves.csv": direct_curves_csv(rep),
+            "heldout.csv": heldout_csv(rep), "turns.csv": turns_csv(rep),
             "funnel.json": json.dumps(funnel, indent=1, sort_keys=True) + "\n" if funnel else None}
 
 
@@ -226,8 +257,14 @@ def write(run: Path, out: Path, also=(), command: str | None = None) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     rep = build(Path(run), also)
     texts = derive(run, also, rep)
+    before = read_json(out / "MANIFEST.json") if (out / "MANIFEST.json").is_file() else {}
+    # files written from another run (`write_direct_ppo`) stay, with their record, where this run has none of its own
+    kept = {n: r for n, r in before.get("from_other_runs", {}).items() if texts.get(n) is None and (out / n).is_file()}
     files, missing = {}, []
     for name, text in texts.items():
+        if name in kept:
+            files[name] = (out / name).stat().st_size
+            continue
         if text is None:
             missing.append(name)
             (out / name).unlink(missing_ok=True)  # a stale file from another run must not pass for this one's
@@ -240,13 +277,16 @@ def write(run: Path, out: Path, also=(), command: str | None = None) -> dict:
                 "controls": list(rep["controls"]),
                 "made": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "files": files,
                 "not_in_this_run": missing}
+    if kept:
+        manifest["from_other_runs"] = kept
     write_text_atomic(out / "MANIFEST.json", json.dumps(manifest, indent=1) + "\n")
     return manifest
 
 
 def write_direct_ppo(stage: Path, out: Path, command: str | None = None) -> dict:
-    """Add direct_ppo_probes.csv to `out` from an RPR stage run from Base on its own (`rsi-lite rpr --from base`),
-    and record where it came from in out/MANIFEST.json (`from_other_runs`); return the manifest."""
+    """Add direct_ppo_probes.csv and direct_ppo_curves.csv to `out` from an RPR stage run from Base on its own
+    (`rsi-lite rpr --from base`), and record where they came from in out/MANIFEST.json (`from_other_runs`); return
+    the manifest."""
     stage, out = Path(stage), Path(out)
     if not (stage / "config.json").is_file():
         raise FileNotFoundError(f"--direct-ppo {stage}: no config.json there (expected an RPR stage directory, "
@@ -255,23 +295,24 @@ def write_direct_ppo(stage: Path, out: Path, command: str | None = None) -> dict
     if cfg.get("init") != "base":
         raise ValueError(f"{stage / 'config.json'}: init is {cfg.get('init')!r}; the direct-PPO control starts from "
                          "'base'")
-    text = stage_probes_csv(stage)
-    if text is None:
+    texts = {"direct_ppo_probes.csv": stage_probes_csv(stage), "direct_ppo_curves.csv": stage_curves_csv(stage)}
+    if texts["direct_ppo_probes.csv"] is None:
         raise ValueError(f"--direct-ppo {stage}: no finished probe (probe-*/DONE) yet: nothing to write")
-    name = "direct_ppo_probes.csv"
     path = out / "MANIFEST.json"
     manifest = read_json(path) if path.is_file() else {"files": {}, "not_in_this_run": []}
     out.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(out / name, text)
-    manifest.setdefault("files", {})[name] = len(text.encode())
-    manifest["not_in_this_run"] = [n for n in manifest.get("not_in_this_run", []) if n != name]
-    done = StageDir(stage).done
-    manifest.setdefault("from_other_runs", {})[name] = {
-        "command": command or f"python -m rsi_lite.teach.results --direct-ppo {stage}",
-        "commit": commit(), "stage": str(stage), "seed": cfg.get("seed", 0), "steps": cfg.get("steps"),
-        "steps_total": (cfg.get("steps") or 0) + 1 + cfg.get("calibration_steps", 1),  # the warm-up, calibration
-        "steps_finished": len(StageDir(stage).finished("step")), "finished": done,
-        "made": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
+    record = {"command": command or f"python -m rsi_lite.teach.results --direct-ppo {stage}",
+              "written_at_commit": commit(), "stage": str(stage), "seed": cfg.get("seed", 0), "steps": cfg.get("steps"),
+              "steps_total": (cfg.get("steps") or 0) + 1 + cfg.get("calibration_steps", 1),  # + warm-up, calibration
+              "steps_finished": len(StageDir(stage).finished("step")), "finished": StageDir(stage).done,
+              "made": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
+    for name, text in texts.items():
+        if text is None:
+            continue
+        write_text_atomic(out / name, text)
+        manifest.setdefault("files", {})[name] = len(text.encode())
+        manifest["not_in_this_run"] = [n for n in manifest.get("not_in_this_run", []) if n != name]
+        manifest.setdefault("from_other_runs", {})[name] = record
     write_text_atomic(path, json.dumps(manifest, indent=1) + "\n")
     return manifest
 

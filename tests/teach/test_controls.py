@@ -38,14 +38,16 @@ def test_read_from_a_report():
     assert list(bars[0].error_y.arrayminus) == [0, 2, 2.2 / 3, 1, 2]
 
 
-def test_the_bootstrap_figure_draws_the_probes_and_the_batches_it_is_given(tmp_path):
+def test_the_bootstrap_figure_draws_the_probes_and_the_batches_it_is_given():
     from rsi_lite.teach.controls import bootstrap_figure
 
-    curves = tmp_path / "ppo_curves.csv"
-    curves.write_text("seed,stage,step,success/mean\n0,rpr-1,0,0.5\n0,rpr-1,1,0.625\n0,rpr-2,0,0.9\n1,rpr-1,0,0.1\n")
-    probes = [{"before_step": 0, "successes": 0, "episodes": 64}, {"before_step": 7, "successes": 2, "episodes": 64}]
-    fig = bootstrap_figure(probes, curves)
-    left, right = fig.data
-    assert list(left.y) == [0.0, 100 * 2 / 64] and list(left.text) == ["0/64", "2/64"]
-    assert list(left.x) == ["before step 0", "before step 7"]
-    assert list(right.x) == [0, 1] and list(right.y) == [50.0, 62.5]  # rpr-1 of the first seed only
+    probes = [{"before_step": 0, "successes": 0, "episodes": 64}, {"before_step": 9, "successes": 2, "episodes": 64}]
+    direct = [{"step": 0, "success/mean": 0.0}, {"step": 1, "success/mean": 0.0}, {"step": 2, "success/mean": 0.0}]
+    after = [{"step": 0, "success/mean": 0.5}, {"step": 1, "success/mean": 0.625}]
+    fig = bootstrap_figure(probes, direct, after)
+    bars, left, right = fig.data
+    assert list(bars.x) == [0, 9] and list(bars.y) == [0.0, 100 * 2 / 64]
+    assert list(bars.text) == ["probe 0/64", "probe 2/64"]
+    assert list(left.x) == [0, 1, 2] and list(left.y) == [0.0, 0.0, 0.0]
+    assert list(right.x) == [0, 1] and list(right.y) == [50.0, 62.5]
+    assert fig.layout.annotations[1].text == "PPO after RSR-1 (RPR-1)"

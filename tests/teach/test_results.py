@@ -68,7 +68,11 @@ def test_the_summaries_carry_the_runs_numbers(tmp_path, fake_stages):
     for k, before in enumerate((0, 8, 14)):
         probe(run / "control-direct-ppo", k, before, 96, 0)
     out = tmp_path / "results"
+    out.mkdir()  # an earlier direct-PPO run's files: this run has the control itself, so its own replace them
+    (out / "direct_ppo_probes.csv").write_text("seed,before_step,episodes,successes\n0,0,64,0\n")
+    (out / "MANIFEST.json").write_text(json.dumps({"from_other_runs": {"direct_ppo_probes.csv": {"stage": "x"}}}))
     manifest = main([str(run), "--out", str(out)])
+    assert "from_other_runs" not in manifest
 
     ev = rows(out / "critic_ev.csv")
     assert [float(r["inherited"]) for r in ev] == INHERITED and [float(r["reset"]) for r in ev] == RESET
@@ -96,8 +100,12 @@ def test_the_summaries_carry_the_runs_numbers(tmp_path, fake_stages):
     assert float(turns[("rpr-1", "heldout:RPR-1", "2")]["unparsed"]) == 0.5
     assert float(turns[("rpr-1", "heldout:RSR-1", "2")]["unparsed"]) == 0.0
     assert manifest["not_in_this_run"] == [] and set(manifest["files"]) == {
-        "stages.csv", "ppo_curves.csv", "critic_ev.csv", "direct_ppo_probes.csv", "heldout.csv", "turns.csv",
-        "funnel.json"}
+        "stages.csv", "ppo_curves.csv", "critic_ev.csv", "direct_ppo_probes.csv", "direct_ppo_curves.csv",
+        "heldout.csv", "turns.csv", "funnel.json"}
+    from rsi_lite.teach.results import curve_rows
+
+    assert [r["success/mean"] for r in curve_rows(out / "direct_ppo_curves.csv")] == [0.0, 0.0]
+    assert [r["step"] for r in curve_rows(out / "ppo_curves.csv", "rpr-2")] == [0, 1, 2]
     assert json.loads((out / "MANIFEST.json").read_text())["command"].startswith("python -m rsi_lite.teach.results")
     assert manifest["profile"] == "tiny" and manifest["stages"] == ["Base", "RSR-1", "RPR-1", "RSR-2", "RPR-2"]
     assert manifest["controls"] == ["Direct PPO", "RPR-2, critic reset"]
@@ -122,7 +130,8 @@ def test_a_run_without_controls_writes_no_control_summaries_and_removes_stale_on
     out.mkdir()
     (out / "critic_ev.csv").write_text("seed,step,inherited,reset\n0,0,0.9,0.9\n")  # another run's
     manifest = write(run, out)
-    assert set(manifest["not_in_this_run"]) == {"critic_ev.csv", "direct_ppo_probes.csv", "heldout.csv", "turns.csv"}
+    assert set(manifest["not_in_this_run"]) == {"critic_ev.csv", "direct_ppo_probes.csv", "direct_ppo_curves.csv",
+                                                "heldout.csv", "turns.csv"}
     assert not (out / "critic_ev.csv").exists() and (out / "stages.csv").is_file()
 
 
@@ -145,19 +154,30 @@ def test_direct_ppo_run_on_its_own_is_added_with_where_it_came_from(tmp_path, fa
     for k, (before_step, solved) in enumerate(((0, 0), (7, 1))):
         probe(stage, k, before_step, 64, solved)
     (stage / "step-000").mkdir()
+    (stage / "step-000" / "metrics.json").write_text(json.dumps({"step": 0, "phase": "warmup", "success/mean": 0.0}))
     (stage / "step-000" / "DONE").write_text("")
     (stage / "step-001").mkdir()  # unfinished: not counted
     manifest = main(["--direct-ppo", str(stage), "--out", str(out)])
 
     assert [(p["seed"], p["before_step"], p["successes"], p["episodes"]) for p in direct_probes(
         out / "direct_ppo_probes.csv")] == [(3, 0, 0, 64), (3, 7, 1, 64)]
-    assert "direct_ppo_probes.csv" not in manifest["not_in_this_run"] and manifest["files"]["direct_ppo_probes.csv"]
+    from rsi_lite.teach.results import curve_rows
+
+    assert [(r["step"], r["phase"], r["success/mean"]) for r in curve_rows(out / "direct_ppo_curves.csv")] == \
+        [(0, "warmup", 0.0)]
+    for name in ("direct_ppo_probes.csv", "direct_ppo_curves.csv"):
+        assert name not in manifest["not_in_this_run"] and manifest["files"][name]
     record = manifest["from_other_runs"]["direct_ppo_probes.csv"]
+    assert record == manifest["from_other_runs"]["direct_ppo_curves.csv"]
     assert record["stage"] == str(stage) and record["finished"] is False and record["steps_finished"] == 1
     assert record["steps"] == 28 and record["command"].startswith("python -m rsi_lite.teach.results --direct-ppo")
     from rsi_lite.teach.results import direct_source
 
     assert direct_source(out).startswith(f"{stage} (seed 3, 28 joint steps, not finished: 1 of its 30 steps")
+    # the run's summaries written again: a run without the control keeps the files and their record
+    again = write(run, out)
+    assert again["from_other_runs"] == manifest["from_other_runs"] and (out / "direct_ppo_probes.csv").is_file()
+    assert "direct_ppo_probes.csv" in again["files"] and "direct_ppo_probes.csv" not in again["not_in_this_run"]
     assert {k: v for k, v in manifest.items() if k not in ("files", "not_in_this_run", "from_other_runs")} == \
         {k: v for k, v in before.items() if k not in ("files", "not_in_this_run")}  # the run's own record is kept
     assert (out / "stages.csv").is_file()
