@@ -76,10 +76,13 @@ def stages_csv(rep: dict) -> str:
     return _csv(["seeds", "stage", "kind", "retained", "suite", "success", "runs", "process_reward"], rows)
 
 
-def curves_csv(rep: dict) -> str | None:
+def curves_csv(rep: dict, only: str | None = None) -> str | None:
+    """ppo_curves.csv's text: every stage's per-step metrics, or those of the stage directory `only`."""
     rows = []
     for seed, stages in rep["curves"].items():
         for stage, c in stages.items():
+            if only is not None and stage != only:
+                continue
             for i in range(len(c["step"])):
                 rows.append([seed, stage] + [c[k][i] for k in CURVE_KEYS])
     return _csv(["seed", "stage", *CURVE_KEYS], rows) if rows else None
@@ -112,12 +115,6 @@ def direct_ppo_csv(rep: dict) -> str | None:
     rows = [r for seed, stages in rep["curves"].items()
             for r in _probe_rows(seed, stages.get(DIRECT_PPO, {}).get("probes", []))]
     return _csv(PROBES_HEADER, rows) if rows else None
-
-
-def direct_curves_csv(rep: dict) -> str | None:
-    rows = [[seed, DIRECT_PPO] + [c[k][i] for k in CURVE_KEYS] for seed, stages in rep["curves"].items()
-            for c in [stages.get(DIRECT_PPO)] if c for i in range(len(c["step"]))]
-    return _csv(["seed", "stage", *CURVE_KEYS], rows) if rows else None
 
 
 def stage_curves_csv(stage: Path) -> str | None:
@@ -238,7 +235,7 @@ def derive(run: Path, also=(), rep: dict | None = None) -> dict[str, str | None]
     rep = rep or build(Path(run), also)
     funnel = {str(s): f for s, f in rep["funnel"].items() if f}
     return {"stages.csv": stages_csv(rep), "ppo_curves.csv": curves_csv(rep), "critic_ev.csv": critic_ev_csv(rep),
-            "direct_ppo_probes.csv": direct_ppo_csv(rep), "direct_ppo_curves.csv": direct_curves_csv(rep),
+            "direct_ppo_probes.csv": direct_ppo_csv(rep), "direct_ppo_curves.csv": curves_csv(rep, only=DIRECT_PPO),
             "heldout.csv": heldout_csv(rep), "turns.csv": turns_csv(rep),
             "funnel.json": json.dumps(funnel, indent=1, sort_keys=True) + "\n" if funnel else None}
 
