@@ -46,6 +46,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
+from ..loop.phases import read_stage_metrics
 from ..paths import REPO
 from ..records import read_json, write_text_atomic
 from ..report.write import CURVE_KEYS, build, read_probes
@@ -118,10 +119,10 @@ def direct_ppo_csv(rep: dict) -> str | None:
 
 
 def stage_curves_csv(stage: Path) -> str | None:
-    """direct_ppo_curves.csv's text from one RPR stage directory: each finished step's metrics (also while it runs)."""
+    """direct_ppo_curves.csv's text from one RPR stage directory: each finished step's metrics (also while it runs,
+    read as the report reads a run's stages: `loop.phases.read_stage_metrics`)."""
     seed = read_json(Path(stage) / "config.json").get("seed", 0)
-    rows = [[seed, Path(stage).name] + [m.get(k) for k in CURVE_KEYS]
-            for m in (d.read("metrics.json") for d in StageDir(stage).finished("step"))]
+    rows = [[seed, Path(stage).name] + [m.get(k) for k in CURVE_KEYS] for m in read_stage_metrics(Path(stage))]
     return _csv(["seed", "stage", *CURVE_KEYS], rows) if rows else None
 
 
@@ -288,20 +289,28 @@ def write_direct_ppo(stage: Path, out: Path, command: str | None = None) -> dict
     if not (stage / "config.json").is_file():
         raise FileNotFoundError(f"--direct-ppo {stage}: no config.json there (expected an RPR stage directory, "
                                 "e.g. runs/direct/rpr-1-from-base)")
+    from ..rpr.batches import schedule
+    from ..rpr.config import RPRConfig
+
     cfg = read_json(stage / "config.json")
     if cfg.get("init") != "base":
         raise ValueError(f"{stage / 'config.json'}: init is {cfg.get('init')!r}; the direct-PPO control starts from "
                          "'base'")
+    try:
+        steps_total = len(schedule(RPRConfig.from_dict(cfg)))  # the warm-up and calibration included
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"{stage / 'config.json'}: not an RPR stage's config: {e}") from e
     texts = {"direct_ppo_probes.csv": stage_probes_csv(stage), "direct_ppo_curves.csv": stage_curves_csv(stage)}
     if texts["direct_ppo_probes.csv"] is None:
         raise ValueError(f"--direct-ppo {stage}: no finished probe (probe-*/DONE) yet: nothing to write")
     path = out / "MANIFEST.json"
     manifest = read_json(path) if path.is_file() else {"files": {}, "not_in_this_run": []}
     out.mkdir(parents=True, exist_ok=True)
+    steps = StageDir(stage)
     record = {"command": command or f"python -m rsi_lite.teach.results --direct-ppo {stage}",
               "written_at_commit": commit(), "stage": str(stage), "seed": cfg.get("seed", 0), "steps": cfg.get("steps"),
-              "steps_total": (cfg.get("steps") or 0) + 1 + cfg.get("calibration_steps", 1),  # + warm-up, calibration
-              "steps_finished": len(StageDir(stage).finished("step")), "finished": StageDir(stage).done,
+              "steps_total": steps_total,
+              "steps_finished": len(steps.finished("step")), "finished": steps.done,
               "made": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
     for name, text in texts.items():
         if text is None:

@@ -8,6 +8,7 @@ import csv
 import json
 
 from rsi_lite.loop.phases import start
+from rsi_lite.paths import REPO
 from rsi_lite.teach.results import main, write
 
 INHERITED = [0.55, 0.61, 0.55]
@@ -148,7 +149,11 @@ def test_direct_ppo_run_on_its_own_is_added_with_where_it_came_from(tmp_path, fa
     assert "direct_ppo_probes.csv" in before["not_in_this_run"]
     stage = tmp_path / "direct" / "rpr-1-from-base"
     stage.mkdir(parents=True)
-    stage.joinpath("config.json").write_text(json.dumps({"init": "base", "seed": 3, "steps": 28}))
+    committed = json.loads((REPO / "configs" / "rpr-direct-ppo-cpu.json").read_text())
+    stage.joinpath("config.json").write_text(json.dumps({**committed, "seed": 3, "calibration_step": 1}))
+    with pytest.raises(ValueError, match=r"config\.json: not an RPR stage's config: .*calibration_step"):
+        main(["--direct-ppo", str(stage), "--out", str(out)])
+    stage.joinpath("config.json").write_text(json.dumps({**committed, "seed": 3}))
     with pytest.raises(ValueError, match="no finished probe"):
         main(["--direct-ppo", str(stage), "--out", str(out)])
     for k, (before_step, solved) in enumerate(((0, 0), (7, 1))):
